@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig, type Config } from '../src/config.js';
+import { createKnex, migrateLatest } from '../src/db/knex.js';
+
+/** A throwaway database and key prefix for one benchmark run, plus the env that points processes at them. */
+export async function benchEnvironment(name: string) {
+  const id = `${name}_${Date.now().toString(36)}_${randomBytes(2).toString('hex')}`;
+  const base = loadConfig();
+  const url = new URL(base.databaseUrl);
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  url.pathname = `/ap_bench_${id}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: url.toString(),
+    REDIS_KEY_PREFIX: `ap_bench_${id}:`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    NODE_ENV: 'test',
+  };
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl.toString() });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`create database "ap_bench_${id}"`);
+  const config: Config = loadConfig({ ...env, REDIS_URL: base.redis.url });
+  const knex = createKnex(config.databaseUrl, 4);
+  await migrateLatest(knex);
+  return {
+    env,
+    config,
+    knex,
+    async drop() {
+      await knex.destroy();
+      await admin(`drop database if exists "ap_bench_${id}" with (force)`);
+    },
+  };
+}
+
+export async function spawnProcess(script: string, env: Record<string, string>, readyPattern: RegExp): Promise<ChildProcess> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const child = spawn(process.execPath, [path], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 15_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (readyPattern.test(chunk.toString())) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return child;
+}
+
+export const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });

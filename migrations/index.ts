@@ -1,0 +1,21 @@
+import type { Knex } from 'knex';
+import * as identity from './20261121_001_identity.js';
+
+/**
+ * Migrations are listed here rather than discovered on disk, so the same list runs from
+ * compiled JavaScript, from vitest and from the release phase without loader tricks.
+ * Add new ones at the end; never reorder or rename.
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '20261121_001_identity': identity,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const migration = migrations[name];
+    if (!migration) throw new Error(`Unknown migration ${name}`);
+    return migration;
+  },
+};

@@ -1,0 +1,49 @@
+import { SignJWT, jwtVerify, errors } from 'jose';
+import type { Config } from '../config.js';
+import { AuthError } from '../http/errors.js';
+
+export interface AccessClaims {
+  userId: string;
+  expiresAt: Date;
+}
+
+/** HS256 access tokens with exp/iss/aud checked and the algorithm pinned (DESIGN §3). */
+export class JwtService {
+  private readonly key: Uint8Array;
+  constructor(private readonly config: Config['jwt']) {
+    this.key = new TextEncoder().encode(config.secret);
+  }
+
+  get ttlSeconds() {
+    return this.config.accessTtlSeconds;
+  }
+
+  async sign(userId: string, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+    const issuedAt = Math.floor(now / 1000);
+    const exp = issuedAt + this.config.accessTtlSeconds;
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(userId)
+      .setIssuer(this.config.issuer)
+      .setAudience(this.config.audience)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(exp)
+      .sign(this.key);
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  async verify(token: string): Promise<AccessClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        requiredClaims: ['exp', 'sub'],
+      });
+      return { userId: payload.sub as string, expiresAt: new Date((payload.exp as number) * 1000) };
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw new AuthError('token_expired', 'The access token has expired; refresh it or log in again');
+      throw new AuthError('invalid_token', 'The access token is invalid');
+    }
+  }
+}

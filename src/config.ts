@@ -1,0 +1,135 @@
+import * as v from 'valibot';
+
+/** The only module that reads the environment. Everything else receives a Config. */
+
+const DEV_JWT_SECRET = 'dev-only-jwt-secret-change-me-0123456789abcdef';
+const DEV_ENCRYPTION_KEY = 'dev-only-encryption-key-change-me-0123456789';
+
+const intFrom = (min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+
+const url = (protocols: string[]) =>
+  v.pipe(
+    v.string(),
+    v.url('must be a URL'),
+    v.check((s) => protocols.some((p) => s.startsWith(`${p}://`)), `must start with ${protocols.join(':// or ')}://`),
+  );
+
+const EnvSchema = v.object({
+  NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
+  PORT: v.optional(intFrom(0, 65535), '3000'),
+  DATABASE_URL: v.optional(url(['postgres', 'postgresql']), 'postgres://postgres@127.0.0.1:5432/agent_platform'),
+  REDIS_URL: v.optional(url(['redis', 'rediss']), 'redis://127.0.0.1:6379'),
+  REDIS_TLS_REJECT_UNAUTHORIZED: v.optional(v.picklist(['true', 'false']), 'true'),
+  REDIS_KEY_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 of [A-Za-z0-9_:.-]')), 'ap:'),
+  JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  ENCRYPTION_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  MODEL_PROVIDER: v.optional(v.picklist(['local', 'gateway']), 'local'),
+  GATEWAY_URL: v.optional(url(['http', 'https'])),
+  GATEWAY_API_KEY: v.optional(v.string()),
+  GATEWAY_MODEL: v.optional(v.string()),
+  GATEWAY_FALLBACK_MODEL: v.optional(v.string()),
+  WORKER_CONCURRENCY: v.optional(intFrom(1, 10_000), '50'),
+  LOCAL_MODEL_TOKEN_DELAY_MS: v.optional(intFrom(0, 60_000), '15'),
+  ADMIN_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address'))),
+  ADMIN_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'))),
+  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  databaseUrl: string;
+  redis: { url: string; tlsRejectUnauthorized: boolean; keyPrefix: string };
+  jwt: { secret: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number };
+  encryptionKey: string;
+  model: {
+    provider: 'local' | 'gateway';
+    localTokenDelayMs: number;
+    gateway: { url?: string; apiKey?: string; model?: string; fallbackModel?: string };
+  };
+  workerConcurrency: number;
+  admin?: { email: string; password: string };
+  logLevel: string;
+  bodyLimitBytes: number;
+  /** Warnings about development defaults in use, printed once by entry points. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {}
+
+/** Parses an environment (default: process.env). Throws ConfigError with one line naming the variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = v.safeParse(EnvSchema, raw);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const name = issue.path?.map((p) => String(p.key)).join('.') ?? 'environment';
+    throw new ConfigError(`Invalid configuration: ${name} ${issue.message}`);
+  }
+  const e = parsed.output;
+  const production = e.NODE_ENV === 'production';
+  const warnings: string[] = [];
+  const required = (name: 'JWT_SECRET' | 'ENCRYPTION_KEY', devValue: string): string => {
+    const value = e[name];
+    if (value) return value;
+    if (production) throw new ConfigError(`Invalid configuration: ${name} is required when NODE_ENV=production`);
+    warnings.push(`${name} is not set: using a development-only value. Set it before exposing this service.`);
+    return devValue;
+  };
+  if (e.MODEL_PROVIDER === 'gateway' && !e.GATEWAY_URL) {
+    throw new ConfigError('Invalid configuration: GATEWAY_URL is required when MODEL_PROVIDER=gateway');
+  }
+  if (Boolean(e.ADMIN_EMAIL) !== Boolean(e.ADMIN_PASSWORD)) {
+    throw new ConfigError('Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    redis: {
+      url: e.REDIS_URL,
+      tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED === 'true',
+      keyPrefix: e.REDIS_KEY_PREFIX,
+    },
+    jwt: {
+      secret: required('JWT_SECRET', DEV_JWT_SECRET),
+      issuer: 'agent-platform',
+      audience: 'agent-platform-api',
+      accessTtlSeconds: 7200,
+      refreshTtlSeconds: 30 * 24 * 3600,
+    },
+    encryptionKey: required('ENCRYPTION_KEY', DEV_ENCRYPTION_KEY),
+    model: {
+      provider: e.MODEL_PROVIDER,
+      localTokenDelayMs: e.LOCAL_MODEL_TOKEN_DELAY_MS,
+      gateway: {
+        url: e.GATEWAY_URL,
+        apiKey: e.GATEWAY_API_KEY,
+        model: e.GATEWAY_MODEL,
+        fallbackModel: e.GATEWAY_FALLBACK_MODEL,
+      },
+    },
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    warnings,
+  };
+}
+
+/** For process entry points: load or print one line and exit. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

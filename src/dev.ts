@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+/**
+ * `npm start` for a local machine: migrate, create a first admin if there is no user, then run
+ * web + one worker as child processes with prefixed logs. Ctrl-C stops both.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { loadConfigOrExit, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { createKnex } from './db/knex.js';
+import { ensureDatabase, release } from './db/setup.js';
+import { createRedis } from './redis/connection.js';
+import { buildServices } from './services.js';
+import { createUser, userCount } from './auth/users.js';
+
+const config = loadConfigOrExit();
+
+async function prepare(config: Config): Promise<void> {
+  if (await ensureDatabase(config.databaseUrl)) console.log('created the database');
+  const knex = createKnex(config.databaseUrl, 2);
+  const redis = createRedis(config.redis, 'patient', 'start');
+  try {
+    const services = buildServices({ config, knex, redis, logger: createLogger('silent', 'start') });
+    const { applied } = await release(knex, services.models, config);
+    if (applied.length) console.log(`applied ${applied.length} migration(s)`);
+    if (config.nodeEnv !== 'production' && (await userCount(services.models)) === 0) {
+      const email = 'admin@localhost';
+      const password = randomBytes(12).toString('base64url');
+      const admin = await createUser(services.models, { email, password, role: 'admin', name: 'Administrator' });
+      const { key } = await services.apiKeys.create(admin.id, { name: 'first-boot' });
+      const base = `http://localhost:${config.port}`;
+      console.log(
+        [
+          '',
+          'First boot: created an admin. This is shown once; store it now.',
+          `  email:    ${email}`,
+          `  password: ${password}`,
+          `  API key:  ${key}`,
+          '',
+          'Try it:',
+          `  curl -s ${base}/api/auth/verify -H "Authorization: Bearer ${key}"`,
+          '',
+        ].join('\n'),
+      );
+    }
+  } finally {
+    redis.disconnect();
+    await knex.destroy();
+  }
+}
+
+function run(name: string, script: string): ChildProcess {
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line) stream.write(`[${name}] ${line}\n`);
+  };
+  child.stdout?.on('data', prefix(process.stdout));
+  child.stderr?.on('data', prefix(process.stderr));
+  return child;
+}
+
+await prepare(config);
+const children = [run('web', './server.js'), run('worker', '../workers/main.js')];
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+for (const child of children) {
+  child.on('exit', (code) => {
+    if (!stopping) {
+      console.error(`a child process exited (code ${code}); stopping the others`);
+      process.exitCode = code ?? 1;
+      stop();
+    }
+  });
+}

@@ -1,0 +1,86 @@
+/** The one error hierarchy. src/http/error-middleware.ts maps it to DESIGN §4 bodies. */
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  headers: Record<string, string> = {};
+  body(): Record<string, unknown> {
+    return { error: this.code, message: this.message };
+  }
+}
+
+export type AuthErrorCode = 'unauthorized' | 'invalid_token' | 'token_expired';
+
+export class AuthError extends AppError {
+  readonly status = 401;
+  override headers = { 'WWW-Authenticate': 'Bearer' };
+  constructor(
+    readonly code: AuthErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  readonly status = 403;
+  readonly code = 'forbidden';
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = 'not_found';
+}
+
+export class ConflictError extends AppError {
+  readonly status = 409;
+  constructor(
+    readonly code: 'no_active_execution' | 'conversation_busy',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+  readonly code = 'payload_too_large';
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
+  readonly code = 'unsupported_media_type';
+}
+
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+  }
+}
+
+export class UnavailableError extends AppError {
+  readonly status = 503;
+  readonly code = 'unavailable';
+}
+
+export class ValidationError extends AppError {
+  readonly status = 422;
+  readonly code = 'validation_error';
+  constructor(readonly detail: ValidationIssue[]) {
+    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+  }
+  override body() {
+    return { detail: this.detail };
+  }
+}

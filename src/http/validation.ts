@@ -1,0 +1,140 @@
+import * as v from 'valibot';
+import type { Context } from 'koa';
+import { ValidationError, type ValidationIssue } from './errors.js';
+
+/** Request validation with valibot, reported in FastAPI's 422 shape (DESIGN §4). */
+
+export type Source = 'body' | 'query' | 'path' | 'header';
+
+const INTEGER_TEXT = /^[+-]?\d{1,15}$/;
+
+/** An integer carried as text (query strings, path segments). */
+export const integerText = (opts: { min?: number; max?: number }) =>
+  v.pipe(
+    v.string(),
+    v.regex(INTEGER_TEXT),
+    v.transform(Number),
+    v.minValue(opts.min ?? Number.MIN_SAFE_INTEGER),
+    v.maxValue(opts.max ?? Number.MAX_SAFE_INTEGER),
+  );
+
+export const paginationQuery = v.object({
+  page: v.optional(integerText({ min: 1 }), '1'),
+  size: v.optional(integerText({ min: 1, max: 100 }), '20'),
+});
+export type Pagination = v.InferOutput<typeof paginationQuery>;
+
+export const uuidText = v.pipe(v.string(), v.uuid());
+
+function valueAt(root: unknown, keys: unknown[]): unknown {
+  let node = root;
+  for (const key of keys) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key as string];
+  }
+  return node;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const quoteList = (options: readonly unknown[]) => {
+  const quoted = options.map((o) => `'${String(o)}'`);
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : (quoted[0] ?? '');
+};
+
+type AnyIssue = v.BaseIssue<unknown> & { requirement?: unknown };
+
+/** valibot names a picklist's options in `expected` as ("a" | "b"). */
+const expectedOptions = (expected: string | null) => [...(expected ?? '').matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+
+function describe(issue: AnyIssue, missing: boolean): Pick<ValidationIssue, 'type' | 'msg' | 'ctx'> {
+  const req = issue.requirement;
+  switch (issue.type) {
+    case 'object':
+    case 'strict_object':
+    case 'loose_object':
+      if (missing) return { type: 'missing', msg: 'Field required' };
+      if (issue.expected === 'never') return { type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+      return { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' };
+    case 'string':
+      return { type: 'string_type', msg: 'Input should be a valid string' };
+    case 'number':
+      return { type: 'int_type', msg: 'Input should be a valid integer' };
+    case 'integer':
+      return { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' };
+    case 'boolean':
+      return { type: 'bool_type', msg: 'Input should be a valid boolean' };
+    case 'array':
+      return { type: 'list_type', msg: 'Input should be a valid list' };
+    case 'min_value':
+      return { type: 'greater_than_equal', msg: `Input should be greater than or equal to ${req}`, ctx: { ge: req } };
+    case 'max_value':
+      return { type: 'less_than_equal', msg: `Input should be less than or equal to ${req}`, ctx: { le: req } };
+    case 'min_length':
+      return { type: 'string_too_short', msg: `String should have at least ${plural(Number(req), 'character')}`, ctx: { min_length: req } };
+    case 'max_length':
+      return { type: 'string_too_long', msg: `String should have at most ${plural(Number(req), 'character')}`, ctx: { max_length: req } };
+    case 'picklist': {
+      const expected = quoteList(expectedOptions(issue.expected));
+      return { type: 'literal_error', msg: `Input should be ${expected}`, ctx: { expected } };
+    }
+    case 'regex':
+      if (req === INTEGER_TEXT) return { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer' };
+      return { type: 'string_pattern_mismatch', msg: `String should match pattern '${String(req)}'`, ctx: { pattern: String(req) } };
+    case 'uuid':
+      return { type: 'uuid_parsing', msg: 'Input should be a valid UUID' };
+    case 'iso_timestamp':
+      return { type: 'datetime_parsing', msg: 'Input should be a valid datetime' };
+    default:
+      return { type: 'value_error', msg: `Value error, ${issue.message}` };
+  }
+}
+
+export function toValidationIssues(issues: AnyIssue[], source: Source, raw: unknown): ValidationIssue[] {
+  return issues.map((issue) => {
+    const keys = issue.path?.map((p) => p.key) ?? [];
+    const missing = issue.received === 'undefined' && keys.length > 0;
+    const { type, msg, ctx } = describe(issue, missing);
+    const input = missing ? valueAt(raw, keys.slice(0, -1)) : keys.length ? valueAt(raw, keys) : raw;
+    const entry: ValidationIssue = { loc: [source, ...(keys as (string | number)[])], msg, type, input };
+    if (ctx) entry.ctx = ctx;
+    return entry;
+  });
+}
+
+/** Postgres text cannot hold NUL, so a string carrying one is refused here rather than failing in the database. */
+function findNul(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = findNul(child, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, source: Source): v.InferOutput<S> {
+  if (raw === undefined && source === 'body') {
+    throw new ValidationError([{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }]);
+  }
+  if (Array.isArray(raw)) {
+    const msg = 'Input should be a valid dictionary or object to extract fields from';
+    throw new ValidationError([{ loc: [source], msg, type: 'model_attributes_type', input: raw }]);
+  }
+  const nulAt = findNul(raw);
+  if (nulAt) {
+    const msg = 'String should not contain NUL characters';
+    throw new ValidationError([{ loc: [source, ...nulAt], msg, type: 'string_pattern_mismatch', input: valueAt(raw, nulAt) }]);
+  }
+  const result = v.safeParse(schema, raw);
+  if (result.success) return result.output;
+  throw new ValidationError(toValidationIssues(result.issues as AnyIssue[], source, raw));
+}
+
+export const validateBody = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
+  parseInput(schema, ctx.state.body, 'body');
+
+export const validateQuery = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
+  parseInput(schema, { ...ctx.query }, 'query');
+
+export const validateParams = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
+  parseInput(schema, { ...(ctx as Context & { params: Record<string, string> }).params }, 'path');

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createKnex } from '../../src/db/knex.js';
+import { createRedis, waitForReady } from '../../src/redis/connection.js';
+import { buildServices, type ServiceOptions, type Services } from '../../src/services.js';
+import { createApp } from '../../src/app.js';
+import { createUser } from '../../src/auth/users.js';
+import type { Role } from '../../src/db/models.js';
+
+export const uniqueId = () => randomBytes(6).toString('hex');
+
+/** The run's database and a key prefix of this app's own, so apps in one run never share counters. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: inject('databaseUrl'),
+    REDIS_URL: inject('redisUrl'),
+    REDIS_KEY_PREFIX: `${inject('redisPrefix')}${uniqueId()}:`,
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    ENCRYPTION_KEY: 'test-encryption-key-test-encryption-key-01',
+    LOG_LEVEL: 'info',
+    ...overrides,
+  });
+}
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as is (for malformed bodies). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export class TestApp {
+  constructor(
+    readonly url: string,
+    readonly services: Services,
+    /** Every log line the app wrote. */
+    readonly logs: string[],
+    private readonly server: Server,
+  ) {}
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Response<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    } else if (options.raw !== undefined) {
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers, text };
+  }
+
+  async createUser(role: Role = 'member') {
+    const email = `user-${uniqueId()}@example.test`;
+    const password = `pw-${uniqueId()}`;
+    const user = await createUser(this.services.models, { email, password, role });
+    return { user, email, password };
+  }
+
+  async login(email: string, password: string) {
+    const res = await this.request('POST', '/api/auth/login', { body: { email, password } });
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+    return res.body as { access_token: string; refresh_token: string };
+  }
+
+  /** A user with a JWT, ready to call the API. */
+  async signedInUser(role: Role = 'member') {
+    const created = await this.createUser(role);
+    const { access_token } = await this.login(created.email, created.password);
+    return { ...created, token: access_token };
+  }
+
+  async close() {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.services.usage.stop();
+    this.services.redis.disconnect();
+    await this.services.knex.destroy();
+  }
+}
+
+export async function startTestApp(
+  options: ServiceOptions & { env?: Record<string, string>; waitForRedis?: boolean } = {},
+): Promise<TestApp> {
+  const config = testConfig(options.env);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, 'web', sink);
+  const knex = createKnex(config.databaseUrl, 5);
+  const redis = createRedis(config.redis, 'web-commands', 'test-web');
+  if (options.waitForRedis !== false) await waitForReady(redis);
+  const services = buildServices({ config, knex, redis, logger }, options);
+  const server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return new TestApp(`http://127.0.0.1:${port}`, services, logs, server);
+}

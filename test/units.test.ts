@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import * as v from 'valibot';
+import { loadConfig, ConfigError } from '../src/config.js';
+import { generateApiKey, isWellFormedApiKey } from '../src/auth/secrets.js';
+import { authorize, type AccessRule } from '../src/auth/guard.js';
+import type { Principal } from '../src/auth/authenticator.js';
+import { canGrant } from '../src/auth/scopes.js';
+import { hashPassword, verifyPassword } from '../src/auth/passwords.js';
+import { parseInput, paginationQuery } from '../src/http/validation.js';
+import { ValidationError } from '../src/http/errors.js';
+
+describe('config', () => {
+  it('has working defaults in development', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.model.provider).toBe('local');
+    expect(config.workerConcurrency).toBe(50);
+    expect(config.warnings.join(' ')).toContain('JWT_SECRET');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ MODEL_PROVIDER: 'openai' }, 'MODEL_PROVIDER'],
+    [{ WORKER_CONCURRENCY: '0' }, 'WORKER_CONCURRENCY'],
+    [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ENCRYPTION_KEY'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ MODEL_PROVIDER: 'gateway' }, 'GATEWAY_URL'],
+    [{ ADMIN_EMAIL: 'a@b.co' }, 'ADMIN_EMAIL'],
+  ])('refuses %j naming %s in one line', (env, name) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(name);
+    expect((error as Error).message).not.toContain('\n');
+  });
+});
+
+describe('API key format', () => {
+  it('generates well-formed keys whose checksum catches a typo', () => {
+    for (let i = 0; i < 50; i++) {
+      const key = generateApiKey();
+      expect(isWellFormedApiKey(key)).toBe(true);
+      const flipped = key.slice(0, 10) + (key[10] === 'a' ? 'b' : 'a') + key.slice(11);
+      expect(isWellFormedApiKey(flipped)).toBe(false);
+    }
+    expect(isWellFormedApiKey('svc_')).toBe(false);
+    expect(isWellFormedApiKey(`tok_${generateApiKey().slice(4)}`)).toBe(false);
+  });
+});
+
+describe('scope rules', () => {
+  const principal = (scopes: Principal['scopes'], role: Principal['user']['role'] = 'member'): Principal => ({
+    user: { id: 'u', email: 'e', role },
+    kind: 'api_key',
+    scopes,
+    expiresAt: null,
+  });
+  const cases: [Principal, AccessRule, boolean][] = [
+    [principal(null), {}, true],
+    [principal(['chat']), { scope: 'chat' }, true],
+    [principal(['chat']), { scope: 'kb' }, false],
+    [principal(['chat']), {}, false],
+    [principal(['kb']), { anyKey: true }, true],
+    [principal(null, 'restricted'), { writes: true }, false],
+    [principal(null, 'restricted'), { scope: 'chat' }, true],
+    [principal(null, 'member'), { role: 'admin' }, false],
+    [principal(['admin'], 'admin'), { scope: 'admin', role: 'admin' }, true],
+  ];
+  it.each(cases)('%j calling %j → allowed=%s', (who, rule, allowed) => {
+    if (allowed) expect(() => authorize(who, rule)).not.toThrow();
+    else expect(() => authorize(who, rule)).toThrow(/./);
+  });
+
+  it('never grants more than held', () => {
+    expect(canGrant(['chat'], ['chat', 'kb'])).toBe(false);
+    expect(canGrant(['chat'], null)).toBe(false);
+    expect(canGrant(['chat', 'kb'], ['kb'])).toBe(true);
+    expect(canGrant(null, null)).toBe(true);
+  });
+});
+
+describe('passwords', () => {
+  it('hashes with scrypt and verifies', async () => {
+    const hash = await hashPassword('correct horse');
+    expect(hash.startsWith('scrypt$131072$8$1$')).toBe(true);
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horsf', hash)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+});
+
+describe('validation shape', () => {
+  it('reports several problems at once with FastAPI locations', () => {
+    let error: ValidationError | undefined;
+    try {
+      parseInput(paginationQuery, { page: '0', size: 'many' }, 'query');
+    } catch (err) {
+      error = err as ValidationError;
+    }
+    expect(error?.body()).toEqual({
+      detail: [
+        { loc: ['query', 'page'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: '0', ctx: { ge: 1 } },
+        { loc: ['query', 'size'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: 'many' },
+      ],
+    });
+  });
+
+  it('names a literal’s allowed values', () => {
+    const schema = v.object({ mode: v.picklist(['react', 'dag']) });
+    expect(() => parseInput(schema, { mode: 'x' }, 'body')).toThrow(ValidationError);
+    try {
+      parseInput(schema, { mode: 'x' }, 'body');
+    } catch (err) {
+      expect((err as ValidationError).detail[0]).toMatchObject({ type: 'literal_error', msg: "Input should be 'react' or 'dag'" });
+    }
+  });
+});
