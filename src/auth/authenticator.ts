@@ -3,7 +3,7 @@ import { AuthError } from '../http/errors.js';
 import type { CredentialCache } from './cache.js';
 import type { JwtService } from './jwt.js';
 import { parseScopes, type Scope } from './scopes.js';
-import { isWellFormedApiKey, looksLikeApiKey, sha256Hex } from './secrets.js';
+import { constantTimeEqual, isWellFormedApiKey, looksLikeApiKey, sha256Hex } from './secrets.js';
 import type { UsageRecorder } from './usage.js';
 
 export interface Principal {
@@ -32,9 +32,7 @@ export class Authenticator {
   }
 
   private async fromApiKey(credential: string): Promise<Principal> {
-    if (!isWellFormedApiKey(credential)) throw new AuthError('invalid_token', 'The API key is malformed');
-    const hash = sha256Hex(credential);
-    const found = await this.lookupKey(hash);
+    const found = await this.lookupKey(credential);
     if (!found) throw new AuthError('invalid_token', 'The API key is not valid');
     const { key, user } = found;
     if (!key.is_active) throw new AuthError('unauthorized', 'The API key is disabled');
@@ -43,12 +41,15 @@ export class Authenticator {
     return { user: principalUser(user), kind: 'api_key', scopes: parseScopes(key.scopes), keyId: key.id, expiresAt: key.expires_at };
   }
 
-  private async lookupKey(hash: string) {
+  private async lookupKey(credential: string) {
+    const hash = sha256Hex(credential);
     const cached = this.cache.keys.get(hash);
     if (cached) return cached;
-    // The unique index finds the row by hash; the comparison below is the constant-time check.
+    // Only a key that was cached came through this check once already; the rest are checked before any query.
+    if (!isWellFormedApiKey(credential)) throw new AuthError('invalid_token', 'The API key is malformed');
+    // The unique index finds the row by its hash; the match is confirmed in constant time.
     const key = await this.models.ApiKey.query().findOne({ key_hash: hash });
-    if (!key) return undefined;
+    if (!key || !constantTimeEqual(key.key_hash, hash)) return undefined;
     const user = await this.models.User.query().findById(key.user_id);
     if (!user) return undefined;
     const entry = { key, user };
