@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { createRedis } from '../src/redis/connection.js';
 import { createLogger } from '../src/logger.js';
-import { buildServices } from '../src/services.js';
+import { buildIdentityServices } from '../src/services.js';
 import { createUser } from '../src/auth/users.js';
 import { benchEnvironment, spawnProcess, stop } from './support.js';
 
@@ -27,7 +27,7 @@ async function load(path: string, token?: string) {
 export async function run() {
   const bench = await benchEnvironment('auth');
   const redis = createRedis(bench.config.redis, 'patient', 'bench');
-  const services = buildServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
+  const services = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
   const user = await createUser(services.models, { email: 'bench@example.test', password: 'bench-password' });
   const { key } = await services.apiKeys.create(user.id, { name: 'bench' });
   const { token: jwt } = await services.jwt.sign(user.id);

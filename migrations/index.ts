@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as identity from './20261121_001_identity.js';
+import * as runs from './20261121_002_runs.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -8,6 +9,7 @@ import * as identity from './20261121_001_identity.js';
  */
 const migrations: Record<string, Knex.Migration> = {
   '20261121_001_identity': identity,
+  '20261121_002_runs': runs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

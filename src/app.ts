@@ -6,6 +6,9 @@ import { jsonBody } from './http/body.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { runRoutes } from './routes/runs.js';
+import { conversationRoutes } from './routes/conversations.js';
+import { agentRoutes } from './routes/agents.js';
 
 export function createApp(services: Services): Koa {
   const app = new Koa();
@@ -15,7 +18,14 @@ export function createApp(services: Services): Koa {
   app.use(requestContext(services.logger));
   app.use(errorResponses());
   app.use(jsonBody(services.config.bodyLimitBytes));
-  const routers: Router[] = [healthRoutes(services), authRoutes(services), apiKeyRoutes(services)];
+  const routers: Router[] = [
+    healthRoutes(services),
+    authRoutes(services),
+    apiKeyRoutes(services),
+    runRoutes(services),
+    conversationRoutes(services),
+    agentRoutes(services),
+  ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;
 }

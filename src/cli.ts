@@ -9,7 +9,7 @@ import { ensureDatabase, release } from './db/setup.js';
 import { createUser } from './auth/users.js';
 import { scopesField } from './auth/scopes.js';
 import { createRedis } from './redis/connection.js';
-import { buildServices } from './services.js';
+import { buildIdentityServices } from './services.js';
 
 const USAGE = `agentctl — operate agent-platform
 
@@ -68,7 +68,7 @@ const commands: Record<string, Handler> = {
     await withDatabase(async ({ knex, config }) => {
       const redis = createRedis(config.redis, 'patient', 'agentctl');
       try {
-        const services = buildServices({ config, knex, redis, logger: createLogger('silent', 'agentctl') });
+        const services = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'agentctl') });
         const user = await services.models.User.query().whereRaw('lower(email) = lower(?)', [values.email!]).first();
         if (!user) fail(`no user with email ${values.email}`);
         const created = await services.apiKeys.create(user.id, { name: values.name!, scopes: scopes?.output ?? null, expires_at: expiresAt });

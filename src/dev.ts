@@ -11,7 +11,7 @@ import { createLogger } from './logger.js';
 import { createKnex } from './db/knex.js';
 import { ensureDatabase, release } from './db/setup.js';
 import { createRedis } from './redis/connection.js';
-import { buildServices } from './services.js';
+import { buildIdentityServices } from './services.js';
 import { createUser, userCount } from './auth/users.js';
 
 const config = loadConfigOrExit();
@@ -21,7 +21,7 @@ async function prepare(config: Config): Promise<void> {
   const knex = createKnex(config.databaseUrl, 2);
   const redis = createRedis(config.redis, 'patient', 'start');
   try {
-    const services = buildServices({ config, knex, redis, logger: createLogger('silent', 'start') });
+    const services = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'start') });
     const { applied } = await release(knex, services.models, config);
     if (applied.length) console.log(`applied ${applied.length} migration(s)`);
     if (config.nodeEnv !== 'production' && (await userCount(services.models)) === 0) {

@@ -14,16 +14,26 @@ for (const warning of config.warnings) logger.warn(warning);
 const knex = createKnex(config.databaseUrl);
 const redis = createRedis(config.redis, 'web-commands', 'web');
 const subscriber = createRedis(config.redis, 'patient', 'web-subscriber');
-const services = buildServices({ config, knex, redis, logger });
+const reader = createRedis(config.redis, 'patient', 'web-reader');
+const services = buildServices({ config, knex, redis, subscriber, reader, logger });
 services.usage.start();
 services.cache.listen(subscriber).catch((err) => logger.error({ err }, 'could not subscribe to credential invalidations'));
 
-const server = createApp(services).listen(config.port, () => logger.info({ port: config.port }, 'web listening'));
+const server = createApp(services).listen(config.port, () => {
+  const address = server.address();
+  logger.info({ port: typeof address === 'object' && address ? address.port : config.port }, 'web listening');
+});
 
 onShutdown(logger, async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Open streams end cleanly; clients resume elsewhere with Last-Event-ID.
+  for (const stream of services.openStreams) stream.close();
+  server.closeIdleConnections();
+  await closed;
   await services.usage.stop();
+  await services.queue.close();
   subscriber.disconnect();
+  reader.disconnect();
   redis.disconnect();
   await knex.destroy();
 });

@@ -10,21 +10,35 @@ import { Authenticator } from './auth/authenticator.js';
 import { SessionService } from './auth/sessions.js';
 import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/throttle.js';
 import { ApiKeyService } from './auth/api-keys.js';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { RUN_QUEUE, type RunJob } from './shared/jobs.js';
+import { EventPublisher } from './shared/publisher.js';
+import { RunService } from './runs/service.js';
+import { EventRelay } from './runs/relay.js';
+import type { SseStream } from './http/sse.js';
 
-export interface Clients {
+export interface IdentityClients {
   config: Config;
   knex: Knex;
-  /** Command connection (fail-fast on the web tier). */
+  /** Command connection (fail-fast on the web tier); BullMQ's queue shares it. */
   redis: ScriptedRedis;
   logger: Logger;
+}
+
+export interface Clients extends IdentityClients {
+  /** The shared subscriber (doorbells, credential invalidations). */
+  subscriber: Redis;
+  /** Reads run streams for the relay; waits out outages instead of failing fast. */
+  reader: Redis;
 }
 
 export interface ServiceOptions {
   throttle?: ThrottleLimits;
 }
 
-/** Wires the web tier's services from live clients. Entry points and tests both call this. */
-export function buildServices(clients: Clients, options: ServiceOptions = {}) {
+/** Users, keys and sessions: all that the CLI and first boot need. */
+export function buildIdentityServices(clients: IdentityClients, options: ServiceOptions = {}) {
   const { config, knex, redis, logger } = clients;
   const models = bindModels(knex);
   const keys = redisKeys(config.redis.keyPrefix);
@@ -36,5 +50,18 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const sessions = new SessionService(models, jwt, throttle, config.jwt.refreshTtlSeconds);
   const apiKeys = new ApiKeyService(models, cache, usage);
   return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys };
+}
+
+/** Wires the web tier's services from live clients. Entry points and tests both call this. */
+export function buildServices(clients: Clients, options: ServiceOptions = {}) {
+  const identity = buildIdentityServices(clients, options);
+  const { knex, redis, subscriber, reader, logger } = clients;
+  const { models, keys } = identity;
+  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const publisher = new EventPublisher(redis, keys);
+  const runs = new RunService(knex, models, redis, keys, queue, publisher);
+  const relay = new EventRelay(subscriber, reader, keys, (err) => logger.warn({ err }, 'event relay read failed'));
+  const openStreams = new Set<SseStream>();
+  return { ...identity, ...clients, queue, publisher, runs, relay, openStreams };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -69,12 +69,111 @@ export class ApiKey extends Model {
   }
 }
 
+export class Agent extends Model {
+  static override tableName = 'agents';
+  id!: string;
+  user_id!: string;
+  name!: string;
+  instructions!: string;
+  model!: string;
+  tools!: string[];
+  max_iterations!: number;
+  knowledge_base_ids!: string[];
+  created_at!: Date;
+  updated_at!: Date;
+
+  static override get jsonAttributes() {
+    return ['tools', 'knowledge_base_ids'];
+  }
+
+  toPublic() {
+    const { user_id: _owner, created_at, updated_at, ...rest } = this.toJSON() as unknown as Agent;
+    return { ...rest, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
+  }
+}
+
+export type RunMode = 'react' | 'dag';
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export class Conversation extends Model {
+  static override tableName = 'conversations';
+  id!: string;
+  user_id!: string;
+  agent_id!: string | null;
+  title!: string;
+  created_at!: Date;
+  updated_at!: Date;
+
+  toPublic() {
+    return {
+      id: this.id,
+      agent_id: this.agent_id,
+      title: this.title,
+      created_at: this.created_at.toISOString(),
+      updated_at: this.updated_at.toISOString(),
+    };
+  }
+}
+
+export class Run extends Model {
+  static override tableName = 'runs';
+  id!: string;
+  user_id!: string;
+  conversation_id!: string;
+  agent_id!: string | null;
+  mode!: RunMode;
+  status!: RunStatus;
+  query!: string;
+  answer!: string | null;
+  error!: { code: string; message: string } | null;
+  usage!: Record<string, number> | null;
+  created_at!: Date;
+  started_at!: Date | null;
+  finished_at!: Date | null;
+
+  static override get jsonAttributes() {
+    return ['error', 'usage'];
+  }
+
+  toPublic() {
+    const { user_id: _owner, ...rest } = this.toJSON() as unknown as Run;
+    return rest;
+  }
+}
+
+export class Message extends Model {
+  static override tableName = 'messages';
+  id!: string;
+  seq!: number;
+  conversation_id!: string;
+  run_id!: string | null;
+  role!: 'user' | 'assistant';
+  content!: string;
+  injected!: boolean;
+  created_at!: Date;
+
+  toPublic() {
+    return {
+      id: this.id,
+      run_id: this.run_id,
+      role: this.role,
+      content: this.content,
+      injected: this.injected,
+      created_at: this.created_at.toISOString(),
+    };
+  }
+}
+
 /** Model classes bound to one knex instance; built once per process (or per test database). */
 export function bindModels(knex: Knex) {
   return {
     User: User.bindKnex(knex),
     RefreshToken: RefreshToken.bindKnex(knex),
     ApiKey: ApiKey.bindKnex(knex),
+    Agent: Agent.bindKnex(knex),
+    Conversation: Conversation.bindKnex(knex),
+    Run: Run.bindKnex(knex),
+    Message: Message.bindKnex(knex),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

@@ -17,6 +17,14 @@ export function redisKeys(prefix: string) {
     loginFailuresForAddress: (address: string) => `${prefix}auth:fail:address:${digest(address)}`,
     /** Pub/sub channel telling every web process to drop cached credentials. */
     authInvalidationChannel: `${prefix}auth:invalidate`,
+    /** A run's event stream: the record of everything it published. */
+    runEvents: (runId: string) => `${prefix}run:${runId}:events`,
+    /** A run's pub/sub channel: only a doorbell saying "new entries in the stream". */
+    runDoorbell: (runId: string) => `${prefix}run:${runId}:bell`,
+    /** Holds the id of the conversation's active run (queued or running). */
+    conversationActive: (conversationId: string) => `${prefix}conv:${conversationId}:active`,
+    /** Injected messages waiting for the running loop's next breakpoint. */
+    conversationInjects: (conversationId: string) => `${prefix}conv:${conversationId}:injects`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;
@@ -31,10 +39,91 @@ const scripts = {
       return {count, redis.call('TTL', KEYS[1])}
     `,
   },
+  /** Appends an event and rings the run's doorbell in one step; expires the stream when it is final. */
+  publishEvent: {
+    numberOfKeys: 1,
+    lua: `
+      local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[2], 'data', ARGV[3])
+      if tonumber(ARGV[5]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[5]) end
+      redis.call('PUBLISH', ARGV[4], id)
+      return id
+    `,
+  },
+  /** Marks the conversation active for this run unless another run holds it; 1 when claimed. */
+  claimConversation: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 1 end
+      return 0
+    `,
+  },
+  /** Queues an injected message only while the conversation has an active run; returns that run's id, or nil. */
+  injectIfActive: {
+    numberOfKeys: 2,
+    lua: `
+      local runId = redis.call('GET', KEYS[1])
+      if not runId then return false end
+      redis.call('RPUSH', KEYS[2], ARGV[1])
+      redis.call('EXPIRE', KEYS[2], ARGV[2])
+      return runId
+    `,
+  },
+  /** Takes every queued inject at once. */
+  drainInjects: {
+    numberOfKeys: 1,
+    lua: `
+      local items = redis.call('LRANGE', KEYS[1], 0, -1)
+      redis.call('DEL', KEYS[1])
+      return items
+    `,
+  },
+  /** Ends the run's hold on the conversation only if no inject is waiting; 1 when finished. */
+  finishIfNoInjects: {
+    numberOfKeys: 2,
+    lua: `
+      if redis.call('LLEN', KEYS[1]) > 0 then return 0 end
+      if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+      return 1
+    `,
+  },
+  /** Keeps the active marker alive while its run is alive (the TTL frees it if the run dies). */
+  refreshActive: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+      return 0
+    `,
+  },
+  /** Frees the conversation if this run still holds it (failure paths). */
+  releaseConversation: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+      return 0
+    `,
+  },
 } as const;
 
 export interface ScriptCommands {
   incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
+  publishEvent(stream: string, maxLength: number, type: string, data: string, channel: string, expireSeconds: number): Promise<string>;
+  claimConversation(activeKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
+  drainInjects(injectsKey: string): Promise<string[]>;
+  finishIfNoInjects(injectsKey: string, activeKey: string, runId: string): Promise<number>;
+  refreshActive(activeKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  releaseConversation(activeKey: string, runId: string): Promise<number>;
+}
+
+/** How long a run's stream is kept after `done`, and how long an active marker lives without a refresh. */
+export const STREAM_TTL_AFTER_DONE_SECONDS = 3600;
+export const STREAM_MAX_LENGTH = 20_000;
+export const ACTIVE_MARKER_TTL_SECONDS = 600;
+
+/** An injected message as it travels through the conversation's list. */
+export interface InjectPayload {
+  message_id: string;
+  content: string;
 }
 export type ScriptedRedis = Redis & ScriptCommands;
 

@@ -94,9 +94,16 @@ export class TestApp {
   }
 
   async close() {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const stream of this.services.openStreams) stream.close();
+    this.server.closeAllConnections();
+    await closed;
     await this.services.usage.stop();
+    for (const stream of this.services.openStreams) stream.close();
+    await this.services.queue.close().catch(() => {});
     this.services.redis.disconnect();
+    this.services.subscriber.disconnect();
+    this.services.reader.disconnect();
     await this.services.knex.destroy();
   }
 }
@@ -115,8 +122,10 @@ export async function startTestApp(
   const logger = createLogger(config.logLevel, 'web', sink);
   const knex = createKnex(config.databaseUrl, 5);
   const redis = createRedis(config.redis, 'web-commands', 'test-web');
+  const subscriber = createRedis(config.redis, 'patient', 'test-web-subscriber');
+  const reader = createRedis(config.redis, 'patient', 'test-web-reader');
   if (options.waitForRedis !== false) await waitForReady(redis);
-  const services = buildServices({ config, knex, redis, logger }, options);
+  const services = buildServices({ config, knex, redis, subscriber, reader, logger }, options);
   const server = createApp(services).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,57 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+import type { StoredEvent } from '../shared/events.js';
+
+const HEARTBEAT_MS = 15_000;
+
+/** A server-sent-events response (DESIGN §5 framing). Starts at once; `: ping` every 15 s. */
+export class SseStream {
+  private readonly body = new PassThrough();
+  private readonly heartbeat: NodeJS.Timeout;
+  private closed = false;
+  private readonly closeHandlers: (() => void)[] = [];
+
+  /** `open` holds every stream of this process, so shutdown can end them cleanly. */
+  constructor(ctx: Context, headers: Record<string, string>, private readonly open: Set<SseStream>) {
+    open.add(this);
+    ctx.req.socket.setNoDelay(true);
+    ctx.req.socket.setTimeout(0);
+    ctx.status = 200;
+    ctx.set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+      ...headers,
+    });
+    ctx.body = this.body;
+    this.heartbeat = setInterval(() => this.write(': ping\n\n'), HEARTBEAT_MS);
+    ctx.res.once('close', () => this.close());
+  }
+
+  send(event: StoredEvent): void {
+    this.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+  }
+
+  onClose(handler: () => void): void {
+    if (this.closed) handler();
+    else this.closeHandlers.push(handler);
+  }
+
+  get isClosed() {
+    return this.closed;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.open.delete(this);
+    clearInterval(this.heartbeat);
+    this.body.end();
+    for (const handler of this.closeHandlers) handler();
+  }
+
+  private write(text: string) {
+    if (!this.closed) this.body.write(text);
+  }
+}

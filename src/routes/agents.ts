@@ -1,0 +1,48 @@
+import Router from '@koa/router';
+import * as v from 'valibot';
+import type { Services } from '../services.js';
+import { guard } from '../auth/guard.js';
+import type { Principal } from '../auth/authenticator.js';
+import { NotFoundError } from '../http/errors.js';
+import { paginate } from '../http/pagination.js';
+import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
+import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
+
+const CreateAgentBody = v.strictObject({
+  name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+  instructions: v.optional(v.pipe(v.string(), v.maxLength(20_000)), ''),
+  model: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)), 'local'),
+  tools: v.optional(v.pipe(v.array(v.picklist(TOOL_NAMES)), v.maxLength(TOOL_NAMES.length)), DEFAULT_TOOLS),
+  max_iterations: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 8),
+  knowledge_base_ids: v.optional(
+    v.pipe(v.array(uuidText), v.maxLength(0, 'knowledge bases are not available yet; send an empty list')),
+    [],
+  ),
+});
+
+export function agentRoutes({ authenticator, models }: Services): Router {
+  const router = new Router({ prefix: '/api/agents' });
+  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
+
+  router.get('/', guard(authenticator, { scope: 'agents' }), async (ctx) => {
+    const page = validateQuery(ctx, paginationQuery);
+    const query = models.Agent.query().where({ user_id: userId(ctx.state) }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
+    ctx.body = await paginate(query, page, (a) => a.toPublic());
+  });
+
+  router.get('/:id', guard(authenticator, { scope: 'agents' }), async (ctx) => {
+    const { id } = validateParams(ctx, v.object({ id: uuidText }));
+    const agent = await models.Agent.query().findOne({ id, user_id: userId(ctx.state) });
+    if (!agent) throw new NotFoundError('Agent not found');
+    ctx.body = agent.toPublic();
+  });
+
+  router.post('/', guard(authenticator, { writes: true }), async (ctx) => {
+    const body = validateBody(ctx, CreateAgentBody);
+    const agent = await models.Agent.query().insertAndFetch({ ...body, tools: [...new Set(body.tools)], user_id: userId(ctx.state) });
+    ctx.status = 201;
+    ctx.body = agent.toPublic();
+  });
+
+  return router;
+}

@@ -1,0 +1,119 @@
+import type { Redis } from 'ioredis';
+import { isEventType, type StoredEvent } from '../shared/events.js';
+import type { RedisKeys } from '../shared/redis-keys.js';
+
+type Deliver = (events: StoredEvent[]) => void;
+
+interface Listener {
+  lastId: string;
+  deliver: Deliver;
+  pumping: boolean;
+  again: boolean;
+  closed: boolean;
+}
+
+interface RunEntry {
+  channel: string;
+  listeners: Set<Listener>;
+  subscribed: Promise<unknown>;
+}
+
+const PAGE = 500;
+
+/**
+ * Relays run streams to any number of local listeners over a constant number of Redis connections
+ * (DESIGN §5 step 3): one shared subscriber hears doorbells; one reader fetches new entries with
+ * XRANGE from each listener's last id. Never one blocking XREAD per client.
+ */
+export class EventRelay {
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly runByChannel = new Map<string, string>();
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly reader: Redis,
+    private readonly keys: RedisKeys,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    subscriber.on('message', (channel: string) => {
+      const runId = this.runByChannel.get(channel);
+      if (runId) this.ring(runId);
+    });
+    // Doorbells rung while the connection was down are lost; re-read everything from each last id.
+    subscriber.on('ready', () => {
+      for (const runId of this.runs.keys()) this.ring(runId);
+    });
+  }
+
+  /** Number of runs with local listeners (each holds one channel subscription). */
+  get activeRuns(): number {
+    return this.runs.size;
+  }
+
+  /**
+   * Delivers the run's events after `afterId` ("0-0" = from the start), then live ones, until the
+   * returned function is called. Subscribes before reading the backlog, so nothing falls in between.
+   */
+  async listen(runId: string, afterId: string, deliver: Deliver): Promise<() => void> {
+    let entry = this.runs.get(runId);
+    if (!entry) {
+      const channel = this.keys.runDoorbell(runId);
+      entry = { channel, listeners: new Set(), subscribed: this.subscriber.subscribe(channel) };
+      this.runs.set(runId, entry);
+      this.runByChannel.set(channel, runId);
+    }
+    const listener: Listener = { lastId: afterId, deliver, pumping: false, again: false, closed: false };
+    entry.listeners.add(listener);
+    try {
+      await entry.subscribed;
+    } catch (err) {
+      this.remove(runId, listener);
+      throw err;
+    }
+    await this.pump(runId, listener);
+    return () => this.remove(runId, listener);
+  }
+
+  private remove(runId: string, listener: Listener): void {
+    listener.closed = true;
+    const entry = this.runs.get(runId);
+    if (!entry?.listeners.delete(listener) || entry.listeners.size > 0) return;
+    this.runs.delete(runId);
+    this.runByChannel.delete(entry.channel);
+    this.subscriber.unsubscribe(entry.channel).catch(this.onError);
+  }
+
+  private ring(runId: string): void {
+    for (const listener of this.runs.get(runId)?.listeners ?? []) this.pump(runId, listener).catch(this.onError);
+  }
+
+  /** Reads forward from the listener's last id; a ring during a read makes it read again. */
+  private async pump(runId: string, listener: Listener): Promise<void> {
+    if (listener.pumping) {
+      listener.again = true;
+      return;
+    }
+    listener.pumping = true;
+    try {
+      do {
+        listener.again = false;
+        const rows = await this.reader.xrange(this.keys.runEvents(runId), `(${listener.lastId}`, '+', 'COUNT', PAGE);
+        if (listener.closed) return;
+        const events = rows.flatMap(([id, fields]) => toEvent(id, fields));
+        if (rows.length) listener.lastId = rows[rows.length - 1]![0];
+        if (events.length) listener.deliver(events);
+        if (rows.length === PAGE) listener.again = true;
+      } while (listener.again && !listener.closed);
+    } finally {
+      listener.pumping = false;
+    }
+  }
+}
+
+function toEvent(id: string, fields: string[]): StoredEvent[] {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i]!, fields[i + 1]!);
+  const type = map.get('type');
+  const data = map.get('data');
+  return type && data && isEventType(type) ? [{ id, type, data }] : [];
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Queue } from 'bullmq';
+import type { Models, RunMode, Run, Conversation } from '../db/models.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
+import type { EventPublisher } from '../shared/publisher.js';
+import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../shared/redis-keys.js';
+import { runJobOptions, type RunJob } from '../shared/jobs.js';
+
+export interface StartRequest {
+  userId: string;
+  mode: RunMode;
+  query: string;
+  conversationId?: string | null;
+  agentId?: string | null;
+}
+
+/** The web side of a run (DESIGN §5 step 1 and inject): persist, claim the conversation, enqueue. */
+export class RunService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly models: Models,
+    private readonly redis: ScriptedRedis,
+    private readonly keys: RedisKeys,
+    private readonly queue: Queue<RunJob>,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  async start(request: StartRequest): Promise<{ run: Run; conversation: Conversation }> {
+    const { userId } = request;
+    const agentId = request.agentId ?? null;
+    if (agentId && !(await this.models.Agent.query().findOne({ id: agentId, user_id: userId }))) {
+      throw new NotFoundError('Agent not found');
+    }
+    const existing = request.conversationId ? await this.ownConversation(userId, request.conversationId) : undefined;
+    const conversationId = existing?.id ?? randomUUID();
+    const runId = randomUUID();
+    const activeKey = this.keys.conversationActive(conversationId);
+    if (!(await this.redis.claimConversation(activeKey, runId, ACTIVE_MARKER_TTL_SECONDS))) {
+      throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
+    }
+    try {
+      const { run, conversation } = await this.knex.transaction(async (trx) => {
+        const conversation = existing
+          ? await existing.$query(trx).patchAndFetch({ updated_at: new Date() })
+          : await this.models.Conversation.query(trx).insertAndFetch({
+              id: conversationId,
+              user_id: userId,
+              agent_id: agentId,
+              title: request.query.slice(0, 80),
+            });
+        const run = await this.models.Run.query(trx).insertAndFetch({
+          id: runId,
+          user_id: userId,
+          conversation_id: conversationId,
+          agent_id: agentId ?? conversation.agent_id,
+          mode: request.mode,
+          status: 'queued',
+          query: request.query,
+        });
+        await this.models.Message.query(trx).insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: request.query });
+        return { run, conversation };
+      });
+      await this.publisher.publish(runId, 'run', {
+        run_id: runId,
+        conversation_id: conversationId,
+        agent_id: run.agent_id,
+        mode: run.mode,
+        status: 'queued',
+      });
+      await this.queue.add('run', { runId }, { ...runJobOptions, jobId: runId });
+      return { run, conversation };
+    } catch (err) {
+      await this.redis.releaseConversation(activeKey, runId).catch(() => {});
+      await this.models.Run.query().patch({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() }).where({ id: runId }).catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Persists and queues an injected message while the conversation has an active run; otherwise
+   * 409 and nothing is stored (the transaction rolls back). The check-and-push is one Lua step.
+   */
+  async inject(userId: string, conversationId: string, content: string): Promise<void> {
+    await this.ownConversation(userId, conversationId);
+    const payload: InjectPayload = { message_id: randomUUID(), content };
+    await this.knex.transaction(async (trx) => {
+      await this.models.Message.query(trx).insert({ id: payload.message_id, conversation_id: conversationId, role: 'user', content, injected: true });
+      const runId = await this.redis.injectIfActive(
+        this.keys.conversationActive(conversationId),
+        this.keys.conversationInjects(conversationId),
+        JSON.stringify(payload),
+        ACTIVE_MARKER_TTL_SECONDS,
+      );
+      if (!runId) throw new ConflictError('no_active_execution', 'The conversation has no active execution to inject into');
+      await this.models.Message.query(trx).patch({ run_id: String(runId) }).where({ id: payload.message_id });
+    });
+  }
+
+  async ownConversation(userId: string, conversationId: string): Promise<Conversation> {
+    const conversation = await this.models.Conversation.query().findOne({ id: conversationId, user_id: userId });
+    if (!conversation) throw new NotFoundError('Conversation not found');
+    return conversation;
+  }
+}

@@ -1,0 +1,52 @@
+import * as v from 'valibot';
+
+/** SSE event types (DESIGN §5), shared by the workers that publish them and the web tier that relays them. */
+
+const iteration = v.pipe(v.number(), v.integer(), v.minValue(0));
+const usage = v.object({ prompt_tokens: v.number(), completion_tokens: v.number(), reasoning_tokens: v.number(), total_tokens: v.number() });
+export type Usage = v.InferOutput<typeof usage>;
+export const emptyUsage = (): Usage => ({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, total_tokens: 0 });
+
+export const eventSchemas = {
+  run: v.object({
+    run_id: v.string(),
+    conversation_id: v.string(),
+    agent_id: v.nullable(v.string()),
+    mode: v.picklist(['react', 'dag']),
+    status: v.literal('queued'),
+  }),
+  status: v.object({ status: v.picklist(['running', 'resumed']) }),
+  thought: v.object({ iteration, text: v.string() }),
+  token: v.object({ iteration, text: v.string() }),
+  tool_call: v.object({ iteration, call_id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) }),
+  tool_result: v.object({ iteration, call_id: v.string(), name: v.string(), output: v.unknown(), is_error: v.boolean() }),
+  plan: v.object({ nodes: v.array(v.object({ id: v.string(), task: v.string(), depends_on: v.array(v.string()) })) }),
+  node: v.object({ node_id: v.string(), status: v.picklist(['started', 'succeeded', 'failed']), output: v.optional(v.string()) }),
+  injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
+  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(['stop', 'length', 'content_filter']) }),
+  error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),
+  done: v.object({ status: v.picklist(['succeeded', 'failed', 'cancelled']), usage, duration_ms: v.number() }),
+};
+
+export type EventType = keyof typeof eventSchemas;
+export type EventData<T extends EventType> = v.InferOutput<(typeof eventSchemas)[T]>;
+export type RunEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+export const EVENT_TYPES = Object.keys(eventSchemas) as EventType[];
+
+/** A stream entry as stored: its id plus the type and JSON data fields. */
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  /** Already-serialised one-line JSON, relayed as is. */
+  data: string;
+}
+
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(eventSchemas, type);
+}
+
+/** Parses a relayed event back into the typed union (clients, tests). */
+export function parseEvent(type: string, data: string): RunEvent {
+  if (!isEventType(type)) throw new Error(`unknown event type ${type}`);
+  return { type, data: v.parse(eventSchemas[type], JSON.parse(data)) } as RunEvent;
+}

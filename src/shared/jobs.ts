@@ -1,0 +1,14 @@
+import * as v from 'valibot';
+
+/** BullMQ queue names and job payloads, shared by web (producer) and workers (consumer). */
+export const RUN_QUEUE = 'agent-runs';
+
+export const RunJobSchema = v.object({ runId: v.pipe(v.string(), v.uuid()) });
+export type RunJob = v.InferOutput<typeof RunJobSchema>;
+
+export const runJobOptions = {
+  // Stalled jobs (a worker that died) are retried by BullMQ itself; a thrown error is final.
+  attempts: 1,
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 24 * 3600 },
+};

@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { findExpression } from '../tools/calculator.js';
+import type { Usage } from '../../src/shared/events.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode } from './types.js';
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+function usageOf(messages: ChatMessage[], output: string): Usage {
+  const prompt = messages.reduce((sum, m) => sum + words(m.content), 0);
+  const completion = words(output);
+  return { prompt_tokens: prompt, completion_tokens: completion, reasoning_tokens: 0, total_tokens: prompt + completion };
+}
+
+/** The messages of the current turn: from the last non-injected user message on. */
+function currentTurn(messages: ChatMessage[]): ChatMessage[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !m.injected) return messages.slice(i);
+  }
+  return messages;
+}
+
+const quote = (text: string) => `"${text.replace(/\s+/g, ' ').trim()}"`;
+
+/**
+ * The built-in offline model (DESIGN §6): deterministic, streams its answer word by word.
+ * Arithmetic in the user's text → a calculator call, whose result it states; every injected
+ * message is acknowledged by quoting it; node outputs are combined in a DAG synthesis.
+ */
+export class LocalModel implements ModelProvider {
+  constructor(private readonly tokenDelayMs: number) {}
+
+  async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
+    const turn = currentTurn(request.messages);
+    const call = this.nextCalculation(turn, request);
+    if (call) {
+      const thought = `The message contains the arithmetic expression ${call.expression}; I will use the calculator.`;
+      await sink.thought(thought);
+      const toolCall = { id: `call_${call.index}`, name: 'calculator', arguments: { expression: call.expression } };
+      return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
+    }
+    await sink.thought('I have what I need to answer.');
+    const answer = this.answer(turn);
+    await this.stream(answer, sink, request.signal);
+    return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
+  }
+
+  async plan(query: string): Promise<PlanNode[]> {
+    const parts = query
+      .split(/\s+and\s+|;|\?/i)
+      .map((part) => part.trim())
+      .filter(Boolean);
+    const questions = parts.length ? parts : [query.trim()];
+    const nodes = questions.map((task, i) => ({ id: `q${i + 1}`, task, depends_on: [] as string[] }));
+    return [...nodes, { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) }];
+  }
+
+  /** The first expression in the turn's user messages that has no calculator result yet. */
+  private nextCalculation(turn: ChatMessage[], request: ModelRequest) {
+    if (!request.tools.some((t) => t.name === 'calculator')) return undefined;
+    const done = new Set(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => String(c.arguments.expression)) : [])));
+    const users = turn.filter((m) => m.role === 'user');
+    for (const [index, message] of users.entries()) {
+      const expression = findExpression(message.content);
+      if (expression && !done.has(expression)) return { expression, index: index + done.size + 1 };
+    }
+    return undefined;
+  }
+
+  private answer(turn: ChatMessage[]): string {
+    const calls = new Map(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).map((c) => [c.id, c]));
+    const parts: string[] = [];
+    for (const m of turn) {
+      if (m.role !== 'tool') continue;
+      if (m.name === NODE_OUTPUT) parts.push(m.content);
+      else if (m.name === 'calculator') parts.push(`The result of ${calls.get(m.toolCallId)?.arguments.expression} is ${m.content}.`);
+      else parts.push(`The ${m.name} tool returned ${quote(m.content)}.`);
+    }
+    const question = turn.find((m) => m.role === 'user' && !m.injected);
+    if (parts.length === 0) parts.push(`You asked ${quote(question?.content ?? '')}. I am the built-in local model: I can work out arithmetic and quote your knowledge bases.`);
+    for (const m of turn) if (m.role === 'user' && m.injected) parts.push(`You also said ${quote(m.content)}.`);
+    return parts.join(' ');
+  }
+
+  private async stream(text: string, sink: ModelSink, signal: AbortSignal) {
+    const pieces = text.split(/(?<=\s)/);
+    for (const piece of pieces) {
+      signal.throwIfAborted();
+      if (this.tokenDelayMs > 0) await sleep(this.tokenDelayMs, undefined, { signal });
+      await sink.token(piece);
+    }
+  }
+}

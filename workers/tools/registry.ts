@@ -1,0 +1,65 @@
+import type { ToolName } from '../../src/shared/tools.js';
+import { evaluate } from './calculator.js';
+
+export interface ToolContext {
+  signal: AbortSignal;
+  now: () => Date;
+}
+
+export interface Tool {
+  name: ToolName;
+  description: string;
+  /** JSON Schema of the arguments, as model providers describe functions. */
+  parameters: Record<string, unknown>;
+  run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
+}
+
+export class ToolError extends Error {}
+
+const calculator: Tool = {
+  name: 'calculator',
+  description: 'Evaluates an arithmetic expression with + - * / % ^ and parentheses.',
+  parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+  async run(args) {
+    if (typeof args.expression !== 'string') throw new ToolError('expression must be a string');
+    try {
+      return evaluate(args.expression);
+    } catch (err) {
+      throw new ToolError(`cannot evaluate "${args.expression}": ${(err as Error).message}`);
+    }
+  },
+};
+
+const currentTime: Tool = {
+  name: 'current_time',
+  description: 'Returns the current date and time in UTC (ISO 8601).',
+  parameters: { type: 'object', properties: {} },
+  async run(_args, { now }) {
+    return now().toISOString();
+  },
+};
+
+/** The one place tools are registered. knowledge_base_retrieve arrives with knowledge bases. */
+export const TOOLS: Partial<Record<ToolName, Tool>> = {
+  calculator,
+  current_time: currentTime,
+};
+
+export function toolsFor(names: readonly string[]): Tool[] {
+  return names.flatMap((name) => {
+    const tool = TOOLS[name as ToolName];
+    return tool ? [tool] : [];
+  });
+}
+
+/** Runs a call; failures become an error result the model can read, never a crashed run. */
+export async function runTool(tools: Tool[], name: string, args: Record<string, unknown>, context: ToolContext) {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return { output: `unknown tool "${name}"`, isError: true };
+  try {
+    return { output: await tool.run(args, context), isError: false };
+  } catch (err) {
+    if (err instanceof ToolError) return { output: err.message, isError: true };
+    throw err;
+  }
+}
