@@ -42,6 +42,8 @@ export class RunExecutor {
     }
     if (outcome instanceof RunFailure) await this.fail(ctx, outcome, started);
     else await this.succeed(ctx, outcome, started);
+    const status = outcome instanceof RunFailure ? 'failed' : 'succeeded';
+    this.deps.logger.info({ run_id: run.id, mode: run.mode, status, ms: Date.now() - started }, 'run finished');
   }
 
   private async agentSettings(run: Run): Promise<AgentSettings & { tools: string[] }> {

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './support/stack.js';
+import { ofType, stream, type ReceivedEvent } from './support/sse.js';
+
+/** Inject per spec and DESIGN §5, against built processes. A slow local model keeps runs open. */
+let stack: Stack;
+let key: string;
+beforeAll(async () => {
+  stack = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '20' } });
+  ({ key } = await stack.user());
+});
+afterAll(() => stack.stop());
+
+const inject = (token: string, conversation_id: string, content: string) =>
+  fetch(`${stack.url}/api/chat/inject`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ conversation_id, content }),
+  }).then(async (res) => ({ status: res.status, body: await res.json() }));
+
+const injectedIn = (conversationId: string) => stack.knex('messages').where({ conversation_id: conversationId, injected: true }).orderBy('seq');
+
+describe('inject', () => {
+  it('while running → 200 {}, in the history at once, absorbed as an injected event and quoted in the answer', async () => {
+    let injected: Promise<{ reply: { status: number; body: unknown }; stored: { content: string }[] }> | undefined;
+    const res = await stream(`${stack.url}/api/react`, {
+      token: key,
+      body: { q: 'What is 6*7?' },
+      onEvent: (event: ReceivedEvent) => {
+        if (event.type === 'run') {
+          const conversationId = event.data.conversation_id;
+          injected = inject(key, conversationId, 'please also say hello').then(async (reply) => ({ reply, stored: await injectedIn(conversationId) }));
+        }
+      },
+    });
+    const { reply, stored } = await injected!;
+    expect(reply).toEqual({ status: 200, body: {} });
+    expect(stored.map((m) => m.content)).toEqual(['please also say hello']);
+    const [absorbed] = ofType(res.events, 'injected');
+    expect(absorbed!.data).toMatchObject({ content: 'please also say hello' });
+    const answer = ofType(res.events, 'answer')[0]!.data.content;
+    expect(answer).toContain('42');
+    expect(answer).toContain('"please also say hello"');
+
+    const conversationId = res.headers.get('x-conversation-id')!;
+    const detail = await fetch(`${stack.url}/api/conversations/${conversationId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json());
+    expect(detail.messages.map((m: { role: string; injected: boolean }) => [m.role, m.injected])).toEqual([
+      ['user', false],
+      ['user', true],
+      ['assistant', false],
+    ]);
+    expect(detail.messages[1].id).toBe(absorbed!.data.message_id);
+    expect(detail.messages[1].run_id).toBe(res.headers.get('x-run-id'));
+  });
+
+  it('after done → 409 no_active_execution, nothing stored; unknown or another user’s conversation → 404', async () => {
+    const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi' } });
+    const conversationId = res.headers.get('x-conversation-id')!;
+    const late = await inject(key, conversationId, 'too late');
+    expect(late).toEqual({ status: 409, body: { error: 'no_active_execution', message: expect.any(String) } });
+    expect(await injectedIn(conversationId)).toEqual([]);
+
+    const unknown = await inject(key, '00000000-0000-4000-8000-000000000000', 'x');
+    expect(unknown.status).toBe(404);
+    const other = await stack.user();
+    const foreign = await inject(other.key, conversationId, 'not yours');
+    expect(foreign.status).toBe(404);
+    expect(await injectedIn(conversationId)).toEqual([]);
+  });
+
+  it('injects fired around the moment runs finish: every 200 is absorbed, no 409 is stored', async () => {
+    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '1' } });
+    try {
+      const { key: fastKey } = await fast.user();
+      const fire = (conversationId: string, content: string) =>
+        fetch(`${fast.url}/api/chat/inject`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${fastKey}` },
+          body: JSON.stringify({ conversation_id: conversationId, content }),
+        }).then((r) => ({ content, status: r.status }));
+      const runs = await Promise.all(
+        Array.from({ length: 20 }, async (_, run) => {
+          const replies: Promise<{ content: string; status: number }>[] = [];
+          let conversation = '';
+          const res = await stream(`${fast.url}/api/react`, {
+            token: fastKey,
+            body: { q: `What is ${run}+1?` },
+            onEvent: (event) => {
+              if (event.type === 'run') conversation = event.data.conversation_id;
+              // A burst timed across the answer's last tokens and the finish.
+              if (event.type === 'token' || event.type === 'answer') replies.push(fire(conversation, `${run}:${event.id}`));
+            },
+          });
+          return { res, replies: await Promise.all(replies), conversationId: res.headers.get('x-conversation-id')! };
+        }),
+      );
+      let accepted = 0;
+      let refused = 0;
+      for (const { res, replies, conversationId } of runs) {
+        const ok = replies.filter((r) => r.status === 200).map((r) => r.content).sort();
+        expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+        accepted += ok.length;
+        refused += replies.length - ok.length;
+        expect(ofType(res.events, 'injected').map((e) => e.data.content).sort()).toEqual(ok);
+        const stored = await fast.knex('messages').where({ conversation_id: conversationId, injected: true });
+        expect(stored.map((m) => m.content).sort()).toEqual(ok);
+        expect(res.events.at(-1)!.type).toBe('done');
+      }
+      // The burst straddles the finish: some land before it, some after.
+      expect(accepted).toBeGreaterThan(0);
+      expect(refused).toBeGreaterThan(0);
+    } finally {
+      await fast.stop();
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { createKnex } from '../../src/db/knex.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { createLogger } from '../../src/logger.js';
+import { buildIdentityServices } from '../../src/services.js';
+import { createUser } from '../../src/auth/users.js';
+import type { Role } from '../../src/db/models.js';
+import { uniqueId } from './app.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A built process (web or worker) of the stack, with its output kept for assertions. */
+export class Proc {
+  readonly output: string[] = [];
+  readonly exited: Promise<number | null>;
+  constructor(readonly child: ChildProcess) {
+    child.stdout!.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(this.output.join(''));
+        if (match) {
+          cleanup();
+          resolve(match);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for ${pattern}; output:\n${this.output.join('').slice(-2000)}`));
+      }, timeoutMs);
+      const onExit = () => {
+        cleanup();
+        reject(new Error(`process exited while waiting for ${pattern}; output:\n${this.output.join('').slice(-2000)}`));
+      };
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.child.stdout!.off('data', check);
+        this.child.off('exit', onExit);
+      };
+      this.child.stdout!.on('data', check);
+      this.child.once('exit', onExit);
+      check();
+    });
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+export interface StackOptions {
+  webs?: number;
+  workers?: number;
+  env?: Record<string, string>;
+}
+
+/** Built web and worker processes on the run's database with a key prefix of their own. */
+export class Stack {
+  readonly webs: Proc[] = [];
+  readonly workers: Proc[] = [];
+  readonly urls: string[] = [];
+  readonly env: Record<string, string>;
+  readonly knex;
+  readonly redis;
+  readonly identity;
+
+  constructor(options: StackOptions = {}) {
+    this.env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: inject('databaseUrl'),
+      REDIS_URL: inject('redisUrl'),
+      REDIS_KEY_PREFIX: `${inject('redisPrefix')}${uniqueId()}:`,
+      JWT_SECRET: 'stack-secret-stack-secret-stack-secret-01',
+      ENCRYPTION_KEY: 'stack-encryption-key-stack-encryption-k',
+      LOG_LEVEL: 'info',
+      LOCAL_MODEL_TOKEN_DELAY_MS: '0',
+      PORT: '0',
+      ...options.env,
+    };
+    this.knex = createKnex(this.env.DATABASE_URL!, 4);
+    this.redis = createRedis({ url: this.env.REDIS_URL!, tlsRejectUnauthorized: true, keyPrefix: this.env.REDIS_KEY_PREFIX! }, 'patient', 'test-stack');
+    const config = { redis: { keyPrefix: this.env.REDIS_KEY_PREFIX!, url: this.env.REDIS_URL!, tlsRejectUnauthorized: true }, jwt: { secret: this.env.JWT_SECRET!, issuer: 'agent-platform', audience: 'agent-platform-api', accessTtlSeconds: 7200, refreshTtlSeconds: 86400 } };
+    this.identity = buildIdentityServices({ config: config as never, knex: this.knex, redis: this.redis, logger: createLogger('silent', 'test') });
+  }
+
+  get url(): string {
+    return this.urls[0]!;
+  }
+
+  private spawn(script: string, env: Record<string, string> = {}): Proc {
+    return new Proc(spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  }
+
+  async startWeb(): Promise<Proc> {
+    const web = this.spawn('dist/src/server.js');
+    const match = await web.waitFor(/"port":(\d+),"msg":"web listening"/);
+    this.webs.push(web);
+    this.urls.push(`http://127.0.0.1:${match[1]}`);
+    return web;
+  }
+
+  async startWorker(env: Record<string, string> = {}): Promise<Proc> {
+    const worker = this.spawn('dist/workers/main.js', env);
+    await worker.waitFor(/worker ready/);
+    this.workers.push(worker);
+    return worker;
+  }
+
+  async start(options: StackOptions = {}): Promise<this> {
+    await Promise.all([
+      ...Array.from({ length: options.webs ?? 1 }, () => this.startWeb()),
+      ...Array.from({ length: options.workers ?? 1 }, () => this.startWorker()),
+    ]);
+    return this;
+  }
+
+  async user(role: Role = 'member') {
+    const email = `stack-${uniqueId()}@example.test`;
+    const user = await createUser(this.identity.models, { email, password: `pw-${uniqueId()}`, role });
+    const { key } = await this.identity.apiKeys.create(user.id, { name: 'test' });
+    return { user, key };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.webs, ...this.workers].map((p) => p.stop()));
+    this.redis.disconnect();
+    await this.knex.destroy();
+  }
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  return new Stack(options).start(options);
+}
