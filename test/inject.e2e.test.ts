@@ -82,13 +82,16 @@ describe('inject', () => {
         Array.from({ length: 20 }, async (_, run) => {
           const replies: Promise<{ content: string; status: number }>[] = [];
           let conversation = '';
+          let firstAnswer: number | undefined;
           const res = await stream(`${fast.url}/api/react`, {
             token: fastKey,
             body: { q: `What is ${run}+1?` },
             onEvent: (event) => {
               if (event.type === 'run') conversation = event.data.conversation_id;
-              // A burst timed across the answer's last tokens and the finish.
-              if (event.type === 'token' || event.type === 'answer') replies.push(fire(conversation, `${run}:${event.id}`));
+              // One inject per token of the first answer, then two at `done`: a burst across the finish.
+              if (event.type === 'token') firstAnswer ??= event.data.iteration;
+              if ((event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer') replies.push(fire(conversation, `${run}:${event.id}`));
+              if (event.type === 'done') replies.push(fire(conversation, `${run}:done:1`), fire(conversation, `${run}:done:2`));
             },
           });
           return { res, replies: await Promise.all(replies), conversationId: res.headers.get('x-conversation-id')! };
