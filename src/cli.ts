@@ -10,12 +10,17 @@ import { createUser } from './auth/users.js';
 import { scopesField } from './auth/scopes.js';
 import { createRedis } from './redis/connection.js';
 import { buildIdentityServices } from './services.js';
+import { PlatformClient, renderEvent } from './client.js';
 
 const USAGE = `agentctl — operate agent-platform
 
   agentctl migrate
   agentctl users:create --email E --password P [--role admin|member|restricted] [--name N]
   agentctl keys:create --email E --name N [--scopes "chat kb"] [--expires-at ISO]
+  agentctl run "question" [--mode react|dag] [--conversation ID] [--agent ID] [--url URL] [--key KEY]
+  agentctl inject --conversation ID "text" [--url URL] [--key KEY]
+
+run and inject read AGENT_PLATFORM_URL (default http://localhost:$PORT) and AGENT_PLATFORM_API_KEY.
 `;
 
 type Handler = (args: string[]) => Promise<void>;
@@ -35,7 +40,42 @@ async function withDatabase<T>(work: (ctx: { knex: ReturnType<typeof createKnex>
   }
 }
 
+const clientOptions = { url: { type: 'string' }, key: { type: 'string' } } as const;
+
+function client(values: { url?: string; key?: string }): PlatformClient {
+  const config = loadConfigOrExit();
+  const key = values.key ?? config.client.apiKey;
+  if (!key) fail('needs an API key: --key or AGENT_PLATFORM_API_KEY');
+  return new PlatformClient((values.url ?? config.client.url).replace(/\/$/, ''), key);
+}
+
 const commands: Record<string, Handler> = {
+  async run(args) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { ...clientOptions, mode: { type: 'string', default: 'react' }, conversation: { type: 'string' }, agent: { type: 'string' } },
+    });
+    const question = positionals.join(' ').trim();
+    if (!question) fail('run needs a question');
+    if (values.mode !== 'react' && values.mode !== 'dag') fail('--mode must be react or dag');
+    let status = 'failed';
+    await client(values).run(values.mode, { q: question, conversation_id: values.conversation ?? null, agent_id: values.agent ?? null }, (event) => {
+      if (event.type === 'run') process.stderr.write(`run ${event.data.run_id} · conversation ${event.data.conversation_id}\n`);
+      if (event.type === 'done') status = event.data.status;
+      renderEvent(event, (text) => process.stdout.write(text));
+    });
+    process.exitCode = status === 'succeeded' ? 0 : 1;
+  },
+
+  async inject(args) {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...clientOptions, conversation: { type: 'string' } } });
+    const text = positionals.join(' ').trim();
+    if (!values.conversation || !text) fail('inject needs --conversation ID and the text');
+    await client(values).inject(values.conversation, text);
+    console.log('injected');
+  },
+
   async migrate() {
     const config = loadConfigOrExit();
     if (await ensureDatabase(config.databaseUrl).catch(() => false)) console.log('created the database');

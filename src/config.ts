@@ -34,6 +34,8 @@ const EnvSchema = v.object({
   ADMIN_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address'))),
   ADMIN_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'))),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  AGENT_PLATFORM_URL: v.optional(url(['http', 'https'])),
+  AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
 });
 
@@ -55,6 +57,8 @@ export interface Config {
   admin?: { email: string; password: string };
   logLevel: string;
   bodyLimitBytes: number;
+  /** Where agentctl's client commands (run, inject) send requests. */
+  client: { url: string; apiKey?: string };
   /** Warnings about development defaults in use, printed once by entry points. */
   warnings: string[];
 }
@@ -117,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };
 }

@@ -1,0 +1,68 @@
+import { createParser } from 'eventsource-parser';
+import { parseEvent, type RunEvent } from './shared/events.js';
+
+/** A small client of the platform's HTTP API, used by agentctl's run and inject commands. */
+export class PlatformClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly credential: string,
+  ) {}
+
+  private headers() {
+    return { 'content-type': 'application/json', authorization: `Bearer ${this.credential}` };
+  }
+
+  private async failure(res: Response): Promise<Error> {
+    const text = await res.text();
+    try {
+      const body = JSON.parse(text) as { error?: string; message?: string; detail?: { loc: unknown[]; msg: string }[] };
+      if (body.detail) return new Error(body.detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+      return new Error(`${res.status} ${body.error}: ${body.message}`);
+    } catch {
+      return new Error(`${res.status} ${text.slice(0, 200)}`);
+    }
+  }
+
+  /** Starts a run and calls `onEvent` for each event as it arrives; resolves after `done`. */
+  async run(mode: 'react' | 'dag', body: Record<string, unknown>, onEvent: (event: RunEvent) => void): Promise<void> {
+    const res = await fetch(`${this.baseUrl}/api/${mode}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) });
+    if (!res.ok || !res.body) throw await this.failure(res);
+    const parser = createParser({ onEvent: (message) => onEvent(parseEvent(message.event ?? 'message', message.data)) });
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  }
+
+  async inject(conversationId: string, content: string): Promise<void> {
+    const res = await fetch(`${this.baseUrl}/api/chat/inject`, {
+      method: 'POST',
+      headers: this.headers(),
+      body: JSON.stringify({ conversation_id: conversationId, content }),
+    });
+    if (!res.ok) throw await this.failure(res);
+  }
+}
+
+/** Renders events compactly for a terminal: tokens as they arrive, tools and plans on one line each. */
+export function renderEvent(event: RunEvent, write: (text: string) => void): void {
+  const line = (text: string) => write(`\n  ${text}\n`);
+  switch (event.type) {
+    case 'token':
+      return write(event.data.text);
+    case 'tool_call':
+      return line(`→ ${event.data.name}(${JSON.stringify(event.data.arguments)})`);
+    case 'tool_result':
+      return line(`${event.data.is_error ? '✗' : '←'} ${JSON.stringify(event.data.output)}`);
+    case 'plan':
+      return line(`plan: ${event.data.nodes.map((n) => `${n.id}${n.depends_on.length ? `[${n.depends_on.join(',')}]` : ''} ${n.task}`).join(' | ')}`);
+    case 'node':
+      return event.data.status === 'started' ? undefined : line(`${event.data.status === 'succeeded' ? '✓' : '✗'} ${event.data.node_id}`);
+    case 'injected':
+      return line(`↳ injected: ${event.data.content}`);
+    case 'error':
+      return line(`error ${event.data.code}: ${event.data.message}`);
+    case 'done':
+      return write(`\n[${event.data.status} in ${event.data.duration_ms} ms, ${event.data.usage.total_tokens} tokens]\n`);
+    default:
+      return undefined;
+  }
+}
