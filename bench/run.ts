@@ -1,6 +1,7 @@
 /** `npm run bench -- NAME`: runs one benchmark and prints its figures. */
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
+  runs: () => import('./runs.js'),
 };
 
 const name = process.argv[2];

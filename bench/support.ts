@@ -59,6 +59,24 @@ export async function spawnProcess(script: string, env: Record<string, string>, 
 
 export const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/** Removes every key a benchmark wrote under its prefix. */
+export async function deleteKeys(redis: import('ioredis').Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}

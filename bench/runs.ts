@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { createParser } from 'eventsource-parser';
+import { readFileSync } from 'node:fs';
+import { createRedis } from '../src/redis/connection.js';
+import { createLogger } from '../src/logger.js';
+import { buildIdentityServices } from '../src/services.js';
+import { createUser } from '../src/auth/users.js';
+import { redisKeys } from '../src/shared/redis-keys.js';
+import { EventPublisher } from '../src/shared/publisher.js';
+import type { EventData, EventType } from '../src/shared/events.js';
+import { RunExecutor } from '../workers/executor.js';
+import { LocalModel } from '../workers/models/local.js';
+import { benchEnvironment, deleteKeys, percentile, round, spawnProcess, stop } from './support.js';
+
+/**
+ * (1) POST → first token and → done, p50/p99 over sequential runs, next to the same loop called
+ * in-process; (2) completed runs/s at 50 concurrent clients; (3) open streams on one web process:
+ * RSS per stream and Redis connections (CLIENT LIST), which must not grow with the stream count.
+ */
+const PORT = 3918;
+const SEQUENTIAL = 500;
+const CONCURRENT_CLIENTS = 50;
+const THROUGHPUT_RUNS = 3000;
+const STREAM_STEPS = [0, 1000, 5000];
+
+interface Timing {
+  firstToken: number;
+  done: number;
+}
+
+async function timedRun(url: string, key: string, q: string): Promise<Timing> {
+  const started = performance.now();
+  const timing: Timing = { firstToken: NaN, done: NaN };
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
+      if (e.event === 'done') timing.done = performance.now() - started;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (Number.isNaN(timing.done)) throw new Error(`run ended without done (${res.status})`);
+  return timing;
+}
+
+/** The same executor, called directly: no HTTP, no queue, no relay. */
+class TimingPublisher extends EventPublisher {
+  marks = new Map<string, number>();
+  override publish<T extends EventType>(runId: string, type: T, data: EventData<T>): Promise<string> {
+    if (type === 'token' && !this.marks.has(`${runId}:token`)) this.marks.set(`${runId}:token`, performance.now());
+    return super.publish(runId, type, data);
+  }
+}
+
+function summary(label: string, samples: Timing[]) {
+  const first = samples.map((s) => s.firstToken);
+  const done = samples.map((s) => s.done);
+  return { label, 'first token p50': round(percentile(first, 50)), 'first token p99': round(percentile(first, 99)), 'done p50': round(percentile(done, 50)), 'done p99': round(percentile(done, 99)) };
+}
+
+export async function run() {
+  const bench = await benchEnvironment('runs');
+  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info' };
+  const redis = createRedis(bench.config.redis, 'patient', 'bench');
+  const identity = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
+  const user = await createUser(identity.models, { email: 'bench@example.test', password: 'bench-password' });
+  const { key } = await identity.apiKeys.create(user.id, { name: 'bench' });
+  const url = `http://127.0.0.1:${PORT}`;
+  const web = await spawnProcess('../src/server.js', env, /web listening/);
+  const worker = await spawnProcess('../workers/main.js', env, /worker ready/);
+  try {
+    // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
+    const keys = redisKeys(bench.config.redis.keyPrefix);
+    const publisher = new TimingPublisher(redis, keys);
+    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0) });
+    const inProcess: Timing[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) {
+      const conversationId = randomUUID();
+      const runId = randomUUID();
+      await identity.models.Conversation.query().insert({ id: conversationId, user_id: user.id });
+      await identity.models.Run.query().insert({ id: runId, user_id: user.id, conversation_id: conversationId, mode: 'react', status: 'queued', query: `What is ${i}*7?` });
+      await identity.models.Message.query().insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: `What is ${i}*7?` });
+      await redis.set(keys.conversationActive(conversationId), runId);
+      const started = performance.now();
+      await executor.execute(runId, new AbortController().signal);
+      inProcess.push({ firstToken: publisher.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
+    }
+    for (let i = 0; i < 50; i++) await timedRun(url, key, `warm-up ${i}*2`);
+    const queued: Timing[] = [];
+    for (let i = 0; i < SEQUENTIAL; i++) queued.push(await timedRun(url, key, `What is ${i}*7?`));
+    const rows = [summary('in-process loop', inProcess), summary('HTTP → queue → worker → SSE', queued)];
+    console.log(`\n(1) latency over ${SEQUENTIAL} sequential runs, local model at zero token delay (ms)`);
+    console.table(rows);
+    const overhead = percentile(queued.map((s) => s.done), 50) - percentile(inProcess.map((s) => s.done), 50);
+    console.log(`queue-path overhead p50 (done): ${round(overhead)} ms (target ≤ 5 ms); ratio ${round(percentile(queued.map((s) => s.done), 50) / percentile(inProcess.map((s) => s.done), 50))}×`);
+
+    // (2) Throughput: 50 clients, each running questions back to back.
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENT_CLIENTS }, async () => {
+        while (next < THROUGHPUT_RUNS) await timedRun(url, key, `What is ${next++}+1?`);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`\n(2) ${THROUGHPUT_RUNS} runs by ${CONCURRENT_CLIENTS} concurrent clients in ${round(seconds)} s: ${round(THROUGHPUT_RUNS / seconds, 1)} runs/s (target ≥ 300)`);
+
+    // (3) Open streams: no worker, so every run stays queued and its stream stays open.
+    await stop(worker);
+    const controllers: AbortController[] = [];
+    const streamRows = [];
+    const webConnections = async () => (await redis.client('LIST') as string).split('\n').filter((l) => / name=web/.test(l)).length;
+    const rss = async () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${web.pid}/status`, 'utf8'))![1]) * 1024;
+    for (const target of STREAM_STEPS) {
+      while (controllers.length < target) {
+        const batch = Math.min(200, target - controllers.length);
+        await Promise.all(
+          Array.from({ length: batch }, async () => {
+            const controller = new AbortController();
+            controllers.push(controller);
+            const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q: 'hold' }), signal: controller.signal });
+            const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+            await reader.read(); // the `run` event has arrived: the stream is open
+            void reader.read().catch(() => {});
+          }),
+        );
+      }
+      streamRows.push({ 'open streams': target, 'web RSS MiB': round((await rss()) / 2 ** 20, 1), 'web Redis connections': await webConnections() });
+    }
+    console.log('\n(3) open streams on one web process');
+    console.table(streamRows);
+    const [base, , top] = streamRows as { 'web RSS MiB': number }[];
+    console.log(`RSS per open stream: ${round(((top!['web RSS MiB'] - base!['web RSS MiB']) * 1024) / STREAM_STEPS.at(-1)!, 1)} KiB (target: Redis connections ≤ 4 at any count)`);
+    for (const c of controllers) c.abort();
+  } finally {
+    await Promise.all([stop(web), stop(worker)]);
+    await deleteKeys(redis, bench.config.redis.keyPrefix);
+    redis.disconnect();
+    await bench.drop();
+  }
+}
