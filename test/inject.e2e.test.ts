@@ -69,7 +69,7 @@ describe('inject', () => {
   });
 
   it('injects fired around the moment runs finish: every 200 is absorbed, no 409 is stored', async () => {
-    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '1' } });
+    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '2' } });
     try {
       const { key: fastKey } = await fast.user();
       const fire = (conversationId: string, content: string) =>
@@ -88,9 +88,10 @@ describe('inject', () => {
             body: { q: `What is ${run}+1?` },
             onEvent: (event) => {
               if (event.type === 'run') conversation = event.data.conversation_id;
-              // One inject per token of the first answer, then two at `done`: a burst across the finish.
+              // One inject at the start, one per token of the first answer, then two at `done`: a burst across the finish.
               if (event.type === 'token') firstAnswer ??= event.data.iteration;
-              if ((event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer') replies.push(fire(conversation, `${run}:${event.id}`));
+              const burst = event.type === 'status' || (event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer';
+              if (burst) replies.push(fire(conversation, `${run}:${event.id}`));
               if (event.type === 'done') replies.push(fire(conversation, `${run}:done:1`), fire(conversation, `${run}:done:2`));
             },
           });

@@ -24,11 +24,14 @@ export class RunExecutor {
 
   async execute(runId: string, signal: AbortSignal): Promise<void> {
     const { models } = this.deps;
-    const run = await models.Run.query().findById(runId);
+    const [run] = await models.Run.query()
+      .patch({ status: 'running', started_at: new Date() })
+      .where({ id: runId })
+      .whereIn('status', ['queued', 'running'])
+      .returning('*');
     // Unknown, or already final: a duplicate delivery of a job that has nothing left to do.
-    if (!run || !['queued', 'running'].includes(run.status)) return;
+    if (!run) return;
     const started = Date.now();
-    await models.Run.query().patch({ status: 'running', started_at: new Date() }).where({ id: run.id });
     const agent = await this.agentSettings(run);
     const tools = toolsFor(agent.tools);
     const ctx = new RunContext(run, agent, this.deps.modelFor(agent.model), tools, signal, this.deps);
@@ -59,10 +62,10 @@ export class RunExecutor {
   /** Earlier turns of the conversation (before this run's question), oldest first. */
   private async history(run: Run, agent: AgentSettings): Promise<ChatMessage[]> {
     const { Message } = this.deps.models;
-    const question = await Message.query().findOne({ run_id: run.id, role: 'user', injected: false });
+    const questionSeq = Message.query().select('seq').where({ run_id: run.id, role: 'user', injected: false });
     const earlier = await Message.query()
       .where({ conversation_id: run.conversation_id })
-      .where('seq', '<', question?.seq ?? Number.MAX_SAFE_INTEGER)
+      .where('seq', '<', questionSeq)
       .orderBy('seq', 'desc')
       .limit(HISTORY_LIMIT);
     const messages: ChatMessage[] = earlier.reverse().map((m) => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: 'assistant', content: m.content }));
@@ -75,12 +78,14 @@ export class RunExecutor {
   }
 
   private async succeed(ctx: RunContext, outcome: LoopOutcome, started: number) {
-    const { knex, models } = this.deps;
+    const { knex } = this.deps;
     const messageId = randomUUID();
-    await knex.transaction(async (trx) => {
-      await models.Message.query(trx).insert({ id: messageId, conversation_id: ctx.run.conversation_id, run_id: ctx.run.id, role: 'assistant', content: outcome.answer });
-      await models.Run.query(trx).patch({ status: 'succeeded', answer: outcome.answer, usage: ctx.usage, finished_at: new Date() }).where({ id: ctx.run.id });
-    });
+    // The answer message and the final run row in one statement.
+    await knex.raw(
+      `with message as (insert into messages (id, conversation_id, run_id, role, content) values (?, ?, ?, 'assistant', ?))
+       update runs set status = 'succeeded', answer = ?, usage = ?::jsonb, finished_at = now() where id = ?`,
+      [messageId, ctx.run.conversation_id, ctx.run.id, outcome.answer, outcome.answer, JSON.stringify(ctx.usage), ctx.run.id],
+    );
     await ctx.publish('answer', { message_id: messageId, content: outcome.answer, finish_reason: outcome.finishReason });
     await ctx.publish('done', { status: 'succeeded', usage: ctx.usage, duration_ms: Date.now() - started });
   }

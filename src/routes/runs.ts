@@ -33,14 +33,14 @@ export function runRoutes({ authenticator, runs, relay, openStreams }: Services)
   const stream = (mode: RunMode) => async (ctx: Context) => {
     const body = validateBody(ctx, ChatStreamRequest);
     const principal = ctx.state.principal as Principal;
-    const { run, conversation } = await runs.start({
+    const run = await runs.start({
       userId: principal.user.id,
       mode,
       query: body.q,
       conversationId: body.conversation_id,
       agentId: body.agent_id,
     });
-    const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': conversation.id }, openStreams);
+    const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
     try {
       const stop = await relay.listen(run.id, '0-0', (events) => {
         for (const event of events) {

@@ -26,7 +26,7 @@ export class RunService {
     private readonly publisher: EventPublisher,
   ) {}
 
-  async start(request: StartRequest): Promise<{ run: Run; conversation: Conversation }> {
+  async start(request: StartRequest): Promise<Run> {
     const { userId } = request;
     const agentId = request.agentId ?? null;
     if (agentId && !(await this.models.Agent.query().findOne({ id: agentId, user_id: userId }))) {
@@ -40,41 +40,43 @@ export class RunService {
       throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
     }
     try {
-      const { run, conversation } = await this.knex.transaction(async (trx) => {
-        const conversation = existing
-          ? await existing.$query(trx).patchAndFetch({ updated_at: new Date() })
-          : await this.models.Conversation.query(trx).insertAndFetch({
-              id: conversationId,
-              user_id: userId,
-              agent_id: agentId,
-              title: request.query.slice(0, 80),
-            });
-        const run = await this.models.Run.query(trx).insertAndFetch({
-          id: runId,
-          user_id: userId,
-          conversation_id: conversationId,
-          agent_id: agentId ?? conversation.agent_id,
-          mode: request.mode,
-          status: 'queued',
-          query: request.query,
-        });
-        await this.models.Message.query(trx).insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: request.query });
-        return { run, conversation };
-      });
-      await this.publisher.publish(runId, 'run', {
-        run_id: runId,
-        conversation_id: conversationId,
-        agent_id: run.agent_id,
-        mode: run.mode,
-        status: 'queued',
-      });
+      const run = await this.insertRun(request, runId, conversationId);
+      await this.publisher.publish(runId, 'run', { run_id: runId, conversation_id: conversationId, agent_id: run.agent_id, mode: run.mode, status: 'queued' });
       await this.queue.add('run', { runId }, { ...runJobOptions, jobId: runId });
-      return { run, conversation };
+      return run;
     } catch (err) {
       await this.redis.releaseConversation(activeKey, runId).catch(() => {});
       await this.models.Run.query().patch({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() }).where({ id: runId }).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * Conversation (created or touched), run and user message in one statement: one round trip,
+   * atomic without a transaction. Ownership of an existing conversation was checked before.
+   */
+  private async insertRun(request: StartRequest, runId: string, conversationId: string): Promise<Run> {
+    const { rows } = await this.knex.raw(
+      `with conversation as (
+         insert into conversations (id, user_id, agent_id, title) values (?, ?, ?, ?)
+         on conflict (id) do update set updated_at = now()
+         returning id, agent_id
+       ), run as (
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ? from conversation
+         returning *
+       ), message as (
+         insert into messages (id, conversation_id, run_id, role, content)
+         select ?, run.conversation_id, run.id, 'user', run.query from run
+       )
+       select * from run`,
+      [
+        conversationId, request.userId, request.agentId ?? null, request.query.slice(0, 80),
+        runId, request.userId, request.agentId ?? null, request.mode, request.query,
+        randomUUID(),
+      ],
+    );
+    return this.models.Run.fromDatabaseJson(rows[0]);
   }
 
   /**
