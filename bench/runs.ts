@@ -5,12 +5,12 @@ import { createRedis } from '../src/redis/connection.js';
 import { createLogger } from '../src/logger.js';
 import { buildIdentityServices } from '../src/services.js';
 import { createUser } from '../src/auth/users.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
+import { deleteKeysWithPrefix, redisKeys } from '../src/shared/redis-keys.js';
 import { EventPublisher } from '../src/shared/publisher.js';
 import type { EventData, EventType } from '../src/shared/events.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
-import { benchEnvironment, deleteKeys, percentile, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
 
 /**
  * (1) POST → first token and → done, p50/p99 over sequential runs, next to the same loop called
@@ -135,7 +135,7 @@ export async function run() {
     for (const c of controllers) c.abort();
   } finally {
     await Promise.all([stop(web), stop(worker)]);
-    await deleteKeys(redis, bench.config.redis.keyPrefix);
+    await deleteKeysWithPrefix(redis, bench.config.redis.keyPrefix);
     redis.disconnect();
     await bench.drop();
   }

@@ -70,13 +70,3 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
-
-/** Removes every key a benchmark wrote under its prefix. */
-export async function deleteKeys(redis: import('ioredis').Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-}

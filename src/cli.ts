@@ -6,7 +6,7 @@ import { createLogger } from './logger.js';
 import { createKnex } from './db/knex.js';
 import { bindModels, type Role } from './db/models.js';
 import { ensureDatabase, release } from './db/setup.js';
-import { createUser } from './auth/users.js';
+import { createUser, findUserByEmail } from './auth/users.js';
 import { scopesField } from './auth/scopes.js';
 import { createRedis } from './redis/connection.js';
 import { buildIdentityServices } from './services.js';
@@ -109,7 +109,7 @@ const commands: Record<string, Handler> = {
       const redis = createRedis(config.redis, 'patient', 'agentctl');
       try {
         const services = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'agentctl') });
-        const user = await services.models.User.query().whereRaw('lower(email) = lower(?)', [values.email!]).first();
+        const user = await findUserByEmail(services.models, values.email!);
         if (!user) fail(`no user with email ${values.email}`);
         const created = await services.apiKeys.create(user.id, { name: values.name!, scopes: scopes?.output ?? null, expires_at: expiresAt });
         console.log(`created key "${created.name}" (${created.key_prefix}…, scopes: ${created.scopes ?? 'full access'})`);

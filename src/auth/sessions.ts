@@ -5,6 +5,7 @@ import type { JwtService } from './jwt.js';
 import { decoyPasswordHash, verifyPassword } from './passwords.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import type { LoginThrottle } from './throttle.js';
+import { findUserByEmail } from './users.js';
 
 export interface TokenPair {
   access_token: string;
@@ -27,7 +28,7 @@ export class SessionService {
 
   async login(email: string, password: string, address: string): Promise<TokenPair> {
     await this.throttle.check(email, address);
-    const user = await this.models.User.query().whereRaw('lower(email) = lower(?)', [email]).first();
+    const user = await findUserByEmail(this.models, email);
     const valid = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash));
     if (!user || !valid) {
       await this.throttle.recordFailure(email, address);

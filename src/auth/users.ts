@@ -10,6 +10,11 @@ export async function createUser(models: Models, input: { email: string; passwor
   });
 }
 
+/** Emails match case-insensitively (the unique index is on lower(email)). */
+export function findUserByEmail(models: Models, email: string) {
+  return models.User.query().whereRaw('lower(email) = lower(?)', [email]).first();
+}
+
 export async function userCount(models: Models): Promise<number> {
   return models.User.query().resultSize();
 }

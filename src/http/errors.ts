@@ -55,11 +55,6 @@ export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
 }
 
-export class UnsupportedMediaTypeError extends AppError {
-  readonly status = 415;
-  readonly code = 'unsupported_media_type';
-}
-
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'rate_limited';

@@ -38,10 +38,6 @@ export class SseStream {
     else this.closeHandlers.push(handler);
   }
 
-  get isClosed() {
-    return this.closed;
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;

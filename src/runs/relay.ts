@@ -45,11 +45,6 @@ export class EventRelay {
     });
   }
 
-  /** Number of runs with local listeners (each holds one channel subscription). */
-  get activeRuns(): number {
-    return this.runs.size;
-  }
-
   /**
    * Delivers the run's events after `afterId` ("0-0" = from the start), then live ones, until the
    * returned function is called. Subscribes before reading the backlog, so nothing falls in between.

@@ -127,6 +127,16 @@ export interface InjectPayload {
 }
 export type ScriptedRedis = Redis & ScriptCommands;
 
+/** Deletes every key under a prefix (teardown of a test run or benchmark). */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
 /** Registers the scripts on a connection (EVALSHA with automatic fallback to EVAL). */
 export function withScripts(redis: Redis): ScriptedRedis {
   for (const [name, { numberOfKeys, lua }] of Object.entries(scripts)) {

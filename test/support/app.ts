@@ -99,7 +99,6 @@ export class TestApp {
     this.server.closeAllConnections();
     await closed;
     await this.services.usage.stop();
-    for (const stream of this.services.openStreams) stream.close();
     await this.services.queue.close().catch(() => {});
     this.services.redis.disconnect();
     this.services.subscriber.disconnect();

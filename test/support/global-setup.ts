@@ -3,6 +3,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { createKnex, migrateLatest } from '../../src/db/knex.js';
+import { deleteKeysWithPrefix } from '../../src/shared/redis-keys.js';
 
 /** One database and one Redis key prefix per test run, created here and removed afterwards (DESIGN §7). */
 const ADMIN_URL = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -45,12 +46,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await admin((client) => client.query(`drop database if exists "${database}" with (force)`));
     const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeysWithPrefix(redis, redisPrefix);
     redis.disconnect();
   };
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { createKnex } from '../../src/db/knex.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { createLogger } from '../../src/logger.js';
@@ -84,10 +85,10 @@ export class Stack {
       PORT: '0',
       ...options.env,
     };
-    this.knex = createKnex(this.env.DATABASE_URL!, 4);
-    this.redis = createRedis({ url: this.env.REDIS_URL!, tlsRejectUnauthorized: true, keyPrefix: this.env.REDIS_KEY_PREFIX! }, 'patient', 'test-stack');
-    const config = { redis: { keyPrefix: this.env.REDIS_KEY_PREFIX!, url: this.env.REDIS_URL!, tlsRejectUnauthorized: true }, jwt: { secret: this.env.JWT_SECRET!, issuer: 'agent-platform', audience: 'agent-platform-api', accessTtlSeconds: 7200, refreshTtlSeconds: 86400 } };
-    this.identity = buildIdentityServices({ config: config as never, knex: this.knex, redis: this.redis, logger: createLogger('silent', 'test') });
+    const config = loadConfig(this.env);
+    this.knex = createKnex(config.databaseUrl, 4);
+    this.redis = createRedis(config.redis, 'patient', 'test-stack');
+    this.identity = buildIdentityServices({ config, knex: this.knex, redis: this.redis, logger: createLogger('silent', 'test') });
   }
 
   get url(): string {
