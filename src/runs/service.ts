@@ -36,16 +36,17 @@ export class RunService {
     const conversationId = existing?.id ?? randomUUID();
     const runId = randomUUID();
     const activeKey = this.keys.conversationActive(conversationId);
-    if (!(await this.redis.claimConversation(activeKey, runId, ACTIVE_MARKER_TTL_SECONDS))) {
+    const announced = { run_id: runId, conversation_id: conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
+    if (!(await this.publisher.claimAndAnnounce(conversationId, announced))) {
       throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
     }
     try {
       const run = await this.insertRun(request, runId, conversationId);
-      await this.publisher.publish(runId, 'run', { run_id: runId, conversation_id: conversationId, agent_id: run.agent_id, mode: run.mode, status: 'queued' });
       await this.queue.add('run', { runId }, { ...runJobOptions, jobId: runId });
       return run;
     } catch (err) {
       await this.redis.releaseConversation(activeKey, runId).catch(() => {});
+      await this.redis.del(this.keys.runEvents(runId)).catch(() => {});
       await this.models.Run.query().patch({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() }).where({ id: runId }).catch(() => {});
       throw err;
     }

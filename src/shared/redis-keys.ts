@@ -49,12 +49,17 @@ const scripts = {
       return id
     `,
   },
-  /** Marks the conversation active for this run unless another run holds it; 1 when claimed. */
+  /**
+   * Marks the conversation active for this run unless another run holds it and, when claimed,
+   * appends the run's first event (one round trip on the request path). Returns the entry id, or nil.
+   */
   claimConversation: {
-    numberOfKeys: 1,
+    numberOfKeys: 2,
     lua: `
-      if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 1 end
-      return 0
+      if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return false end
+      local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[4], 'data', ARGV[5])
+      redis.call('PUBLISH', ARGV[6], id)
+      return id
     `,
   },
   /** Queues an injected message only while the conversation has an active run; returns that run's id, or nil. */
@@ -107,7 +112,7 @@ const scripts = {
 export interface ScriptCommands {
   incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
   publishEvent(stream: string, maxLength: number, type: string, data: string, channel: string, expireSeconds: number): Promise<string>;
-  claimConversation(activeKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  claimConversation(activeKey: string, stream: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string): Promise<string | null>;
   injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
   drainInjects(injectsKey: string): Promise<string[]>;
   finishIfNoInjects(injectsKey: string, activeKey: string, runId: string): Promise<number>;
