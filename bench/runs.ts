@@ -6,7 +6,8 @@ import { createLogger } from '../src/logger.js';
 import { buildIdentityServices } from '../src/services.js';
 import { createUser } from '../src/auth/users.js';
 import { deleteKeysWithPrefix, redisKeys } from '../src/shared/redis-keys.js';
-import { EventPublisher } from '../src/shared/publisher.js';
+import { EventPublisher, type EventPosition } from '../src/shared/publisher.js';
+import { WorkerLifecycle } from '../workers/run-control.js';
 import type { EventData, EventType } from '../src/shared/events.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
@@ -47,9 +48,9 @@ async function timedRun(url: string, key: string, q: string): Promise<Timing> {
 /** The same executor, called directly: no HTTP, no queue, no relay. */
 class TimingPublisher extends EventPublisher {
   marks = new Map<string, number>();
-  override publish<T extends EventType>(runId: string, type: T, data: EventData<T>): Promise<string> {
+  override publish<T extends EventType>(runId: string, type: T, data: EventData<T>, position?: Partial<EventPosition>): Promise<string | null> {
     if (type === 'token' && !this.marks.has(`${runId}:token`)) this.marks.set(`${runId}:token`, performance.now());
-    return super.publish(runId, type, data);
+    return super.publish(runId, type, data, position);
   }
 }
 
@@ -73,7 +74,8 @@ export async function run() {
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const keys = redisKeys(bench.config.redis.keyPrefix);
     const publisher = new TimingPublisher(redis, keys);
-    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0) });
+    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0), maxCrashes: 3 });
+    const lifecycle = new WorkerLifecycle();
     const inProcess: Timing[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
       const conversationId = randomUUID();
@@ -83,7 +85,8 @@ export async function run() {
       await identity.models.Message.query().insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: `What is ${i}*7?` });
       await redis.set(keys.conversationActive(conversationId), runId);
       const started = performance.now();
-      await executor.execute(runId, new AbortController().signal);
+      const cancel = new AbortController();
+      await executor.execute(runId, cancel, lifecycle.controlFor(cancel));
       inProcess.push({ firstToken: publisher.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
     }
     for (let i = 0; i < 50; i++) await timedRun(url, key, `warm-up ${i}*2`);

@@ -27,7 +27,7 @@ export async function benchEnvironment(name: string) {
   };
   await admin(`create database "ap_bench_${id}"`);
   const config: Config = loadConfig({ ...env, REDIS_URL: base.redis.url });
-  const knex = createKnex(config.databaseUrl, 4);
+  const knex = createKnex(config.databaseUrl, { poolMax: 4 });
   await migrateLatest(knex);
   return {
     env,

@@ -6,6 +6,7 @@ import { jsonBody } from './http/body.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { chatRoutes } from './routes/chat.js';
 import { runRoutes } from './routes/runs.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { agentRoutes } from './routes/agents.js';
@@ -22,6 +23,7 @@ export function createApp(services: Services): Koa {
     healthRoutes(services),
     authRoutes(services),
     apiKeyRoutes(services),
+    chatRoutes(services),
     runRoutes(services),
     conversationRoutes(services),
     agentRoutes(services),

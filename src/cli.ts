@@ -32,7 +32,7 @@ function fail(message: string): never {
 
 async function withDatabase<T>(work: (ctx: { knex: ReturnType<typeof createKnex>; config: ReturnType<typeof loadConfigOrExit> }) => Promise<T>) {
   const config = loadConfigOrExit();
-  const knex = createKnex(config.databaseUrl, 2);
+  const knex = createKnex(config.databaseUrl, { poolMax: 2 });
   try {
     return await work({ knex, config });
   } finally {

@@ -37,6 +37,11 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_URL: v.optional(url(['http', 'https'])),
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
+  RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
+  RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
+  JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
+  JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
+  SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -57,6 +62,17 @@ export interface Config {
   admin?: { email: string; password: string };
   logLevel: string;
   bodyLimitBytes: number;
+  runs: {
+    /** Concurrently active (queued or running) runs per user; more → 429. */
+    perUserLimit: number;
+    /** Worker deaths a run survives (it resumes from its checkpoint); one more fails it. */
+    maxCrashes: number;
+    /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
+    jobLockMs: number;
+    stalledIntervalMs: number;
+  };
+  /** How long SIGTERM may take before the process exits anyway (Heroku allows 30 s). */
+  shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
   client: { url: string; apiKey?: string };
   /** Warnings about development defaults in use, printed once by entry points. */
@@ -121,6 +137,13 @@ export function loadConfig(env: Env = process.env): Config {
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    runs: {
+      perUserLimit: e.RUNS_PER_USER_LIMIT,
+      maxCrashes: e.RUN_MAX_CRASHES,
+      jobLockMs: e.JOB_LOCK_MS,
+      stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };

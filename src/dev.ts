@@ -18,7 +18,7 @@ const config = loadConfigOrExit();
 
 async function prepare(config: Config): Promise<void> {
   if (await ensureDatabase(config.databaseUrl)) console.log('created the database');
-  const knex = createKnex(config.databaseUrl, 2);
+  const knex = createKnex(config.databaseUrl, { poolMax: 2 });
   const redis = createRedis(config.redis, 'patient', 'start');
   try {
     const services = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'start') });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { loadConfigOrExit } from './config.js';
 import { createLogger } from './logger.js';
-import { createKnex } from './db/knex.js';
+import { createKnex, WEB_POOL } from './db/knex.js';
 import { createRedis } from './redis/connection.js';
 import { buildServices } from './services.js';
 import { createApp } from './app.js';
@@ -11,7 +11,7 @@ const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'web');
 for (const warning of config.warnings) logger.warn(warning);
 
-const knex = createKnex(config.databaseUrl);
+const knex = createKnex(config.databaseUrl, WEB_POOL);
 const redis = createRedis(config.redis, 'web-commands', 'web');
 const subscriber = createRedis(config.redis, 'patient', 'web-subscriber');
 const reader = createRedis(config.redis, 'patient', 'web-reader');
@@ -36,4 +36,4 @@ onShutdown(logger, async () => {
   reader.disconnect();
   redis.disconnect();
   await knex.destroy();
-});
+}, config.shutdownTimeoutMs);

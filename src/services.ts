@@ -59,7 +59,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { models, keys } = identity;
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
   const publisher = new EventPublisher(redis, keys);
-  const runs = new RunService(knex, models, redis, keys, queue, publisher);
+  const runs = new RunService(knex, models, redis, keys, queue, publisher, { perUser: clients.config.runs.perUserLimit });
   const relay = new EventRelay(subscriber, reader, keys, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   return { ...identity, ...clients, queue, publisher, runs, relay, openStreams };

@@ -5,7 +5,7 @@ import { ofType, stream } from './support/sse.js';
 /** Two worker processes, 100 runs at once: all complete, each executed exactly once. */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ workers: 2 });
+  stack = await startStack({ workers: 2, env: { RUNS_PER_USER_LIMIT: '1000' } });
 });
 afterAll(() => stack.stop());
 

@@ -1,16 +1,17 @@
-import { RunFailure, type LoopOutcome, type RunContext } from './run-context.js';
+import { RunFailure, nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
+import type { DagState } from './checkpoint.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './models/types.js';
 
 const NODE_STEPS = 4;
 
-/** A DAG node: a short silent ReAct on its task; its tool calls are still published. */
+/** A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's scope). */
 async function runNode(ctx: RunContext, node: PlanNode, wave: number): Promise<string> {
   const messages: ChatMessage[] = [{ role: 'user', content: node.task }];
   for (let step = 0; step < NODE_STEPS; step++) {
     const result = await ctx.complete(messages, wave, { silent: true });
     if (result.toolCalls.length === 0) return result.text;
     messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
-    messages.push(...(await ctx.callTools(wave, result.toolCalls)));
+    messages.push(...(await ctx.callTools(wave, result.toolCalls, nodeScope(node.id))));
   }
   throw new RunFailure('node_failed', `Node ${node.id} did not finish within ${NODE_STEPS} steps`);
 }
@@ -23,49 +24,63 @@ function validatePlan(nodes: PlanNode[]): void {
   }
 }
 
+async function plan(ctx: RunContext): Promise<DagState> {
+  const nodes = await ctx.model.plan(ctx.run.query, ctx.agent.model, ctx.signal);
+  validatePlan(nodes);
+  await ctx.publish('plan', { nodes });
+  const state: DagState = { kind: 'dag', plan: nodes, outputs: {}, injected: [], wave: 1 };
+  await ctx.checkpoint(state);
+  return state;
+}
+
+/** One node of a wave; its events live in its own scope, and its output is checkpointed once published. */
+async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Promise<void> {
+  const scope = nodeScope(node.id);
+  await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
+  try {
+    const output = await runNode(ctx, node, state.wave);
+    await ctx.publish('node', { node_id: node.id, status: 'succeeded', output }, scope);
+    state.outputs[node.id] = output;
+    await ctx.checkpoint(state);
+  } catch (err) {
+    if (err instanceof RunFailure) await ctx.publish('node', { node_id: node.id, status: 'failed', output: err.message }, scope);
+    throw err;
+  }
+}
+
 /**
  * DAG: the model plans tasks with dependencies; every task whose dependencies are met runs
  * concurrently (a wave); after each wave is a breakpoint for injects; the synthesis node
- * answers, streamed as tokens.
+ * answers, streamed as tokens. Each finished node is checkpointed: a resumed run re-runs only
+ * the nodes that had not finished (their events, numbered per node, are not published twice).
  */
-export async function runDag(ctx: RunContext, history: ChatMessage[]): Promise<LoopOutcome> {
-  const query = ctx.run.query;
-  const nodes = await ctx.model.plan(query, ctx.agent.model, ctx.signal);
-  validatePlan(nodes);
-  await ctx.publish('plan', { nodes });
-  const outputs = new Map<string, string>();
-  const injected: ChatMessage[] = [];
-  const work = nodes.filter((n) => n.id !== SYNTHESIS_NODE);
-  for (let wave = 1; outputs.size < work.length; wave++) {
-    injected.push(...(await ctx.breakpoint(wave)));
-    const ready = work.filter((n) => !outputs.has(n.id) && n.depends_on.every((d) => outputs.has(d)));
+export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: DagState): Promise<LoopOutcome> {
+  const state = resumed ?? (await plan(ctx));
+  const work = state.plan.filter((n) => n.id !== SYNTHESIS_NODE);
+  for (const node of work) if (!(node.id in state.outputs)) ctx.setScope(nodeScope(node.id), 0);
+  const absorb = (messages: ChatMessage[]) => {
+    state.injected.push(...messages);
+    return state;
+  };
+  for (; Object.keys(state.outputs).length < work.length; state.wave++) {
+    await ctx.breakpoint(state.wave, absorb);
+    const ready = work.filter((n) => !(n.id in state.outputs) && n.depends_on.every((d) => d in state.outputs));
     if (ready.length === 0) throw new RunFailure('invalid_plan', 'The plan has a dependency cycle');
-    await Promise.all(
-      ready.map(async (node) => {
-        await ctx.publish('node', { node_id: node.id, status: 'started' });
-        try {
-          const output = await runNode(ctx, node, wave);
-          outputs.set(node.id, output);
-          await ctx.publish('node', { node_id: node.id, status: 'succeeded', output });
-        } catch (err) {
-          await ctx.publish('node', { node_id: node.id, status: 'failed', output: (err as Error).message });
-          throw err;
-        }
-      }),
-    );
+    await Promise.all(ready.map((node) => runWaveNode(ctx, state, node)));
   }
-  const synthesisWave = work.length + 1;
+  const synthesis = nodeScope(SYNTHESIS_NODE);
   for (let attempt = 0; ; attempt++) {
-    injected.push(...(await ctx.breakpoint(synthesisWave + attempt)));
-    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'started' });
+    const wave = state.wave + attempt;
+    await ctx.breakpoint(wave, absorb);
+    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'started' }, synthesis);
     const messages: ChatMessage[] = [
       ...history,
-      { role: 'user', content: query },
-      ...work.map((n): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: n.id, content: outputs.get(n.id) ?? '' })),
-      ...injected,
+      { role: 'user', content: ctx.run.query },
+      ...work.map((n): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: n.id, content: state.outputs[n.id] ?? '' })),
+      ...state.injected,
     ];
-    const result = await ctx.complete(messages, synthesisWave + attempt, { tools: [] });
-    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: result.text });
+    const result = await ctx.complete(messages, wave, { tools: [], scope: synthesis });
+    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: result.text }, synthesis);
     if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason };
     if (attempt >= ctx.agent.maxIterations) throw new RunFailure('max_iterations', 'Injected messages kept arriving past max_iterations');
   }

@@ -10,7 +10,7 @@ for (const warning of config.warnings) logger.warn(warning);
 
 try {
   const workers = await startWorkers(config, logger);
-  onShutdown(logger, () => workers.close());
+  onShutdown(logger, () => workers.close(), config.shutdownTimeoutMs);
 } catch (err) {
   logger.fatal({ err }, (err as Error).message);
   process.exit(1);

@@ -1,9 +1,12 @@
 import type { Run } from '../src/db/models.js';
+import type { Logger } from '../src/logger.js';
 import { emptyUsage, type EventData, type EventType, type Usage } from '../src/shared/events.js';
 import type { EventPublisher } from '../src/shared/publisher.js';
 import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../src/shared/redis-keys.js';
 import { runTool, type Tool } from './tools/registry.js';
 import type { ChatMessage, ModelProvider, ModelResult, ModelSink, ToolCall } from './models/types.js';
+import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
+import { HandBack, RunCancelled, type RunControl } from './run-control.js';
 
 export interface AgentSettings {
   model: string;
@@ -15,75 +18,156 @@ export interface RunDeps {
   redis: ScriptedRedis;
   keys: RedisKeys;
   publisher: EventPublisher;
+  logger: Logger;
   now: () => Date;
 }
 
-/** What a loop (ReAct or DAG) needs from the run it executes: events, injects, tools, usage. */
+/** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
+export const MAIN_SCOPE = 'run';
+export const nodeScope = (nodeId: string) => `node:${nodeId}`;
+
+/**
+ * What a loop (ReAct or DAG) needs from the run it executes: events, injects, tools, usage and
+ * checkpoints. Events are numbered per scope, so a loop resumed from a checkpoint that makes an
+ * event again (the unfinished iteration) publishes nothing twice.
+ */
 export class RunContext {
-  readonly usage: Usage = emptyUsage();
+  readonly usage: Usage;
+  private readonly seqs: Record<string, number>;
+  private readonly absorbed: Set<string>;
 
   constructor(
     readonly run: Run,
     readonly agent: AgentSettings,
     readonly model: ModelProvider,
     readonly tools: Tool[],
-    readonly signal: AbortSignal,
+    readonly control: RunControl,
+    private readonly checkpoints: CheckpointWriter,
     private readonly deps: RunDeps,
-  ) {}
-
-  publish<T extends EventType>(type: T, data: EventData<T>): Promise<string> {
-    return this.deps.publisher.publish(this.run.id, type, data);
+    resumeFrom?: Checkpoint,
+  ) {
+    this.usage = { ...(resumeFrom?.usage ?? emptyUsage()) };
+    this.seqs = { ...(resumeFrom?.seqs ?? {}) };
+    this.absorbed = new Set(resumeFrom?.absorbed ?? []);
   }
 
-  sink(iteration: number, silent = false): ModelSink {
-    if (silent) return { token: async () => {}, thought: async () => {} };
+  get signal(): AbortSignal {
+    return this.control.signal;
+  }
+
+  private get owner(): string {
+    return String(this.run.attempt);
+  }
+
+  publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<string | null> {
+    const seq = (this.seqs[scope] ?? 0) + 1;
+    this.seqs[scope] = seq;
+    return this.deps.publisher.publish(this.run.id, type, data, { scope, seq, owner: this.owner });
+  }
+
+  /** An event outside the numbering (`status: resumed`): always appended. */
+  announce<T extends EventType>(type: T, data: EventData<T>): Promise<string | null> {
+    return this.deps.publisher.publish(this.run.id, type, data, { owner: this.owner });
+  }
+
+  /** Where a scope's numbering stands; a node that re-runs from its start counts from 0 again. */
+  setScope(scope: string, seq: number): void {
+    this.seqs[scope] = seq;
+  }
+
+  sink(iteration: number, options: { silent?: boolean; scope?: string } = {}): ModelSink {
+    if (options.silent) return { token: async () => {}, thought: async () => {} };
     return {
-      token: (text) => this.publish('token', { iteration, text }),
-      thought: (text) => this.publish('thought', { iteration, text }),
+      token: (text) => this.publish('token', { iteration, text }, options.scope),
+      thought: (text) => this.publish('thought', { iteration, text }, options.scope),
     };
   }
 
-  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean } = {}): Promise<ModelResult> {
+  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string } = {}): Promise<ModelResult> {
     const result = await this.model.complete(
       { model: this.agent.model, messages, tools: options.tools ?? this.tools, signal: this.signal },
-      this.sink(iteration, options.silent),
+      this.sink(iteration, options),
     );
     for (const key of Object.keys(this.usage) as (keyof Usage)[]) this.usage[key] += result.usage[key];
     return result;
   }
 
-  /** A breakpoint: keep the conversation marked active, absorb every waiting inject. */
-  async breakpoint(iteration: number): Promise<ChatMessage[]> {
-    const { redis, keys } = this.deps;
-    await redis.refreshActive(keys.conversationActive(this.run.conversation_id), this.run.id, ACTIVE_MARKER_TTL_SECONDS);
-    return this.absorbInjects(iteration);
+  checkpoint(loop: LoopState): Promise<void> {
+    return this.checkpoints.save({ version: 1, loop, usage: this.usage, seqs: this.seqs, absorbed: [...this.absorbed] });
   }
 
-  async absorbInjects(iteration: number): Promise<ChatMessage[]> {
-    const raw = await this.deps.redis.drainInjects(this.deps.keys.conversationInjects(this.run.conversation_id));
-    const absorbed: ChatMessage[] = [];
-    for (const item of raw) {
-      const payload = JSON.parse(item) as InjectPayload;
+  private redisKeysOfRun() {
+    const { keys } = this.deps;
+    return {
+      active: keys.conversationActive(this.run.conversation_id),
+      injects: keys.conversationInjects(this.run.conversation_id),
+      cancel: keys.runCancel(this.run.id),
+      userRuns: keys.userActiveRuns(this.run.user_id),
+    };
+  }
+
+  /** Keeps the run's hold alive; true when a cancel is pending. Also what the executor's heartbeat calls. */
+  async heartbeat(): Promise<{ cancelled: boolean; waiting: InjectPayload[] }> {
+    const k = this.redisKeysOfRun();
+    const [cancel, ...items] = await this.deps.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, this.run.id, ACTIVE_MARKER_TTL_SECONDS);
+    return { cancelled: cancel === 1, waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
+  }
+
+  /**
+   * A breakpoint: hand the run back if the worker is shutting down, stop if it was cancelled,
+   * otherwise absorb every waiting inject. Absorbed injects go into the loop's state through
+   * `absorb` and are checkpointed before they leave the Redis list, so none is ever lost.
+   */
+  async breakpoint(iteration: number, absorb: (messages: ChatMessage[]) => LoopState): Promise<void> {
+    if (this.control.draining()) throw new HandBack('shutdown');
+    const { cancelled, waiting } = await this.heartbeat();
+    if (cancelled) throw new RunCancelled();
+    const fresh = await this.publishInjected(waiting, iteration);
+    if (fresh.length > 0) await this.checkpoint(absorb(fresh));
+    if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(this.redisKeysOfRun().injects, waiting.length);
+  }
+
+  private async publishInjected(waiting: InjectPayload[], iteration: number): Promise<ChatMessage[]> {
+    const fresh: ChatMessage[] = [];
+    for (const payload of waiting) {
+      if (this.absorbed.has(payload.message_id)) continue;
       await this.publish('injected', { message_id: payload.message_id, content: payload.content, iteration });
-      absorbed.push({ role: 'user', content: payload.content, injected: true });
+      this.absorbed.add(payload.message_id);
+      fresh.push({ role: 'user', content: payload.content, injected: true });
     }
-    return absorbed;
+    return fresh;
   }
 
-  /** Releases the conversation unless an inject is waiting (one Lua step); true when finished. */
+  /**
+   * The run's one atomic end decision: finished (conversation released) or an inject is waiting
+   * (answer it too). A pending cancel wins over finishing, so an accepted cancel never succeeds.
+   */
   async tryFinish(): Promise<boolean> {
-    const { redis, keys } = this.deps;
-    const finished = await redis.finishIfNoInjects(keys.conversationInjects(this.run.conversation_id), keys.conversationActive(this.run.conversation_id), this.run.id);
-    return finished === 1;
+    const k = this.redisKeysOfRun();
+    const result = await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 1);
+    if (result === 2) throw new RunCancelled();
+    return result === 1;
+  }
+
+  /** Failure and cancel: absorb (announce) whatever was injected, then release the conversation. */
+  async release(iteration: number): Promise<void> {
+    const k = this.redisKeysOfRun();
+    for (;;) {
+      const { waiting } = await this.heartbeat();
+      await this.publishInjected(waiting, iteration);
+      if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(k.injects, waiting.length);
+      if ((await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 0)) === 1) return;
+    }
   }
 
   /** Runs the calls in order, publishing each call and result; returns the tool messages. */
-  async callTools(iteration: number, calls: ToolCall[]): Promise<ChatMessage[]> {
+  async callTools(iteration: number, calls: ToolCall[], scope = MAIN_SCOPE): Promise<ChatMessage[]> {
     const results: ChatMessage[] = [];
     for (const call of calls) {
-      await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments });
+      await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
+      this.deps.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id }, 'tool executed');
       const { output, isError } = await runTool(this.tools, call.name, call.arguments, { signal: this.signal, now: this.deps.now });
-      await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError });
+      await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
       results.push({ role: 'tool', content: typeof output === 'string' ? output : JSON.stringify(output), toolCallId: call.id, name: call.name });
     }
     return results;

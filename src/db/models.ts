@@ -130,14 +130,36 @@ export class Run extends Model {
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;
+  /** The loop's saved state (workers/checkpoint.ts); null until the first breakpoint. */
+  checkpoint!: unknown;
+  attempt!: number;
+  crashes!: number;
+  handed_back!: boolean;
 
   static override get jsonAttributes() {
-    return ['error', 'usage'];
+    return ['error', 'usage', 'checkpoint'];
   }
 
+  get isFinal(): boolean {
+    return this.status === 'succeeded' || this.status === 'failed' || this.status === 'cancelled';
+  }
+
+  /** The run as clients see it: no owner, no worker internals. */
   toPublic() {
-    const { user_id: _owner, ...rest } = this.toJSON() as unknown as Run;
-    return rest;
+    return {
+      id: this.id,
+      conversation_id: this.conversation_id,
+      agent_id: this.agent_id,
+      mode: this.mode,
+      status: this.status,
+      query: this.query,
+      answer: this.answer,
+      error: this.error,
+      usage: this.usage,
+      created_at: this.created_at.toISOString(),
+      started_at: this.started_at?.toISOString() ?? null,
+      finished_at: this.finished_at?.toISOString() ?? null,
+    };
   }
 }
 

@@ -50,6 +50,12 @@ export class ConflictError extends AppError {
   }
 }
 
+/** A resource that existed and is no longer kept (an expired run stream). */
+export class GoneError extends AppError {
+  readonly status = 410;
+  readonly code = 'gone';
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'payload_too_large';

@@ -1,67 +1,45 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { guard } from '../auth/guard.js';
 import type { Principal } from '../auth/authenticator.js';
-import type { RunMode } from '../db/models.js';
-import { SseStream } from '../http/sse.js';
-import { uuidText, validateBody } from '../http/validation.js';
+import { parseInput, uuidText, validateParams, validateQuery } from '../http/validation.js';
+import { streamRun } from '../runs/stream.js';
 
-const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
+const RunPath = v.object({ id: uuidText });
+/** A Redis stream entry id, as sent in each event's `id:` line. */
+const eventId = v.pipe(v.string(), v.regex(/^\d{1,20}-\d{1,20}$/, 'String should be an event id like 1700000000000-0'));
+const EventsQuery = v.object({ after: v.optional(eventId) });
+const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
-/** The spec's ChatStreamRequest. image_ids, user_metadata and doc_mode are accepted and not used yet. */
-const ChatStreamRequest = v.strictObject({
-  q: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
-  conversation_id: v.optional(v.nullable(uuidText)),
-  agent_id: v.optional(v.nullable(uuidText)),
-  token: optionalText(4096),
-  image_ids: optionalText(4096),
-  user_metadata: optionalText(16_384),
-  doc_mode: optionalText(64),
-});
-
-const InjectBody = v.strictObject({
-  conversation_id: uuidText,
-  content: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
-});
-
+/**
+ * A run after its POST: read it, join its event stream from anywhere (from the start or after
+ * the last event a client saw), cancel it. Same scope as the chat endpoints; owner only.
+ */
 export function runRoutes({ authenticator, runs, relay, openStreams }: Services): Router {
-  const router = new Router({ prefix: '/api' });
-  const chat = guard(authenticator, { scope: 'chat', bodyToken: true });
+  const router = new Router({ prefix: '/api/runs' });
+  const chat = guard(authenticator, { scope: 'chat' });
+  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
 
-  const stream = (mode: RunMode) => async (ctx: Context) => {
-    const body = validateBody(ctx, ChatStreamRequest);
-    const principal = ctx.state.principal as Principal;
-    const run = await runs.start({
-      userId: principal.user.id,
-      mode,
-      query: body.q,
-      conversationId: body.conversation_id,
-      agentId: body.agent_id,
-    });
-    const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
-    try {
-      const stop = await relay.listen(run.id, '0-0', (events) => {
-        for (const event of events) {
-          sse.send(event);
-          if (event.type === 'done') sse.close();
-        }
-      });
-      sse.onClose(stop);
-    } catch (err) {
-      sse.close();
-      throw err;
-    }
-  };
+  router.get('/:id', chat, async (ctx) => {
+    const { id } = validateParams(ctx, RunPath);
+    ctx.body = (await runs.ownRun(userId(ctx.state), id)).toPublic();
+  });
 
-  router.post('/react', chat, stream('react'));
-  router.post('/dag', chat, stream('dag'));
+  router.get('/:id/events', chat, async (ctx) => {
+    const { id } = validateParams(ctx, RunPath);
+    const header = ctx.get('last-event-id');
+    const { 'last-event-id': lastEventId } = parseInput(EventsHeaders, header ? { 'last-event-id': header } : {}, 'header');
+    const { after } = validateQuery(ctx, EventsQuery);
+    const run = await runs.joinableRun(userId(ctx.state), id);
+    await streamRun(ctx, relay, openStreams, run, lastEventId ?? after ?? '0-0');
+  });
 
-  router.post('/chat/inject', guard(authenticator, { scope: 'chat' }), async (ctx) => {
-    const { conversation_id, content } = validateBody(ctx, InjectBody);
-    await runs.inject((ctx.state.principal as Principal).user.id, conversation_id, content);
-    ctx.body = {};
+  router.post('/:id/cancel', chat, async (ctx) => {
+    const { id } = validateParams(ctx, RunPath);
+    const run = await runs.cancel(userId(ctx.state), id);
+    ctx.status = 202;
+    ctx.body = { run_id: run.id, status: 'cancelling' };
   });
 
   return router;

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Queue } from 'bullmq';
 import type { Models, RunMode, Run, Conversation } from '../db/models.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
+import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../http/errors.js';
 import type { EventPublisher } from '../shared/publisher.js';
 import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../shared/redis-keys.js';
 import { runJobOptions, type RunJob } from '../shared/jobs.js';
+
+/** When a user at the active-run cap may try again: runs usually finish within seconds. */
+const RUN_LIMIT_RETRY_SECONDS = 5;
 
 export interface StartRequest {
   userId: string;
@@ -24,6 +27,7 @@ export class RunService {
     private readonly keys: RedisKeys,
     private readonly queue: Queue<RunJob>,
     private readonly publisher: EventPublisher,
+    private readonly limits: { perUser: number },
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
@@ -37,16 +41,17 @@ export class RunService {
     const runId = randomUUID();
     const activeKey = this.keys.conversationActive(conversationId);
     const announced = { run_id: runId, conversation_id: conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
-    if (!(await this.publisher.claimAndAnnounce(conversationId, announced))) {
-      throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
+    const claim = await this.publisher.claimAndAnnounce(userId, announced, this.limits.perUser);
+    if (claim === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
+    if (claim === 'limit') {
+      throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
       const run = await this.insertRun(request, runId, conversationId);
       await this.queue.add('run', { runId }, { ...runJobOptions, jobId: runId });
       return run;
     } catch (err) {
-      await this.redis.releaseConversation(activeKey, runId).catch(() => {});
-      await this.redis.del(this.keys.runEvents(runId)).catch(() => {});
+      await this.release(userId, conversationId, runId).catch(() => {});
       await this.models.Run.query().patch({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() }).where({ id: runId }).catch(() => {});
       throw err;
     }
@@ -98,6 +103,51 @@ export class RunService {
       if (!runId) throw new ConflictError('no_active_execution', 'The conversation has no active execution to inject into');
       await this.models.Message.query(trx).patch({ run_id: String(runId) }).where({ id: payload.message_id });
     });
+  }
+
+  /** Undoes a claim whose run could not be stored or queued. */
+  private async release(userId: string, conversationId: string, runId: string): Promise<void> {
+    await this.redis.finishRun(
+      this.keys.conversationInjects(conversationId),
+      this.keys.conversationActive(conversationId),
+      this.keys.runCancel(runId),
+      this.keys.userActiveRuns(userId),
+      runId,
+      0,
+    );
+    await this.redis.del(this.keys.runEvents(runId));
+  }
+
+  async ownRun(userId: string, runId: string): Promise<Run> {
+    const run = await this.models.Run.query().findOne({ id: runId, user_id: userId });
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
+  }
+
+  /**
+   * Accepts a cancel while the run is queued or running (any web process, any worker: the flag
+   * and the doorbell are in Redis); a finished run → 409.
+   */
+  async cancel(userId: string, runId: string): Promise<Run> {
+    const run = await this.ownRun(userId, runId);
+    const accepted = !run.isFinal && (await this.redis.requestCancel(
+      this.keys.conversationActive(run.conversation_id),
+      this.keys.runCancel(run.id),
+      run.id,
+      this.keys.cancelChannel,
+      ACTIVE_MARKER_TTL_SECONDS,
+    ));
+    if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
+    return run;
+  }
+
+  /** The run, if its event stream can still be joined; 410 once a finished run's stream has expired. */
+  async joinableRun(userId: string, runId: string): Promise<Run> {
+    const run = await this.ownRun(userId, runId);
+    if (run.isFinal && !(await this.redis.exists(this.keys.runEvents(run.id)))) {
+      throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`);
+    }
+    return run;
   }
 
   async ownConversation(userId: string, conversationId: string): Promise<Conversation> {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createKnex } from '../../src/db/knex.js';
+import { createKnex, WEB_POOL } from '../../src/db/knex.js';
 import { createRedis, waitForReady } from '../../src/redis/connection.js';
 import { buildServices, type ServiceOptions, type Services } from '../../src/services.js';
 import { createApp } from '../../src/app.js';
@@ -119,7 +119,7 @@ export async function startTestApp(
     },
   });
   const logger = createLogger(config.logLevel, 'web', sink);
-  const knex = createKnex(config.databaseUrl, 5);
+  const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: 5 });
   const redis = createRedis(config.redis, 'web-commands', 'test-web');
   const subscriber = createRedis(config.redis, 'patient', 'test-web-subscriber');
   const reader = createRedis(config.redis, 'patient', 'test-web-reader');

@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
   const redisPrefix = `ap_test_${id}:`;
 
   await admin((client) => client.query(`create database "${database}"`));
-  const knex = createKnex(databaseUrl.toString(), 2);
+  const knex = createKnex(databaseUrl.toString(), { poolMax: 2 });
   await migrateLatest(knex);
   await knex.destroy();
 

@@ -10,6 +10,8 @@ export interface StreamResult {
   /** Raw text when the response was not a stream (errors). */
   body?: any;
   comments: string[];
+  /** The stream ended before `done`: aborted by the caller, or the server went away. */
+  interrupted: boolean;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function stream(
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: options.signal,
   });
-  const result: StreamResult = { status: res.status, headers: res.headers, events: [], comments: [] };
+  const result: StreamResult = { status: res.status, headers: res.headers, events: [], comments: [], interrupted: false };
   if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
     const text = await res.text();
     result.body = text ? JSON.parse(text) : undefined;
@@ -45,7 +47,13 @@ export async function stream(
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  } catch (err) {
+    // A caller's abort, or a server killed mid-stream: what arrived so far is the result.
+    if (!options.signal?.aborted && !/terminated|other side closed|ECONNRESET/i.test(String((err as Error).message) + String((err as Error).cause))) throw err;
+  }
+  result.interrupted = result.events.at(-1)?.type !== 'done';
   return result;
 }
 

@@ -86,7 +86,7 @@ export class Stack {
       ...options.env,
     };
     const config = loadConfig(this.env);
-    this.knex = createKnex(config.databaseUrl, 4);
+    this.knex = createKnex(config.databaseUrl, { poolMax: 4 });
     this.redis = createRedis(config.redis, 'patient', 'test-stack');
     this.identity = buildIdentityServices({ config, knex: this.knex, redis: this.redis, logger: createLogger('silent', 'test') });
   }

@@ -1,0 +1,24 @@
+import type { Context } from 'koa';
+import type { Run } from '../db/models.js';
+import { SseStream } from '../http/sse.js';
+import type { EventRelay } from './relay.js';
+
+/**
+ * Answers the request with the run's events as SSE: those after `afterId` ("0-0" = all), then
+ * live ones, until `done`. A client that leaves frees its listener; the run goes on.
+ */
+export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Set<SseStream>, run: Run, afterId = '0-0'): Promise<void> {
+  const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
+  try {
+    const stop = await relay.listen(run.id, afterId, (events) => {
+      for (const event of events) {
+        sse.send(event);
+        if (event.type === 'done') sse.close();
+      }
+    });
+    sse.onClose(stop);
+  } catch (err) {
+    sse.close();
+    throw err;
+  }
+}

@@ -1,0 +1,48 @@
+/** How a running loop is told to stop: a cancel, or the worker shutting down. */
+
+/** The run was cancelled (POST /api/runs/{id}/cancel): it ends with `done {status: "cancelled"}`. */
+export class RunCancelled extends Error {
+  constructor() {
+    super('the run was cancelled');
+  }
+}
+
+/**
+ * The run goes back to the queue unfinished, to resume from its checkpoint: the worker is
+ * shutting down, or Postgres went away mid-run.
+ */
+export class HandBack extends Error {
+  constructor(readonly reason: 'shutdown' | 'outage') {
+    super(`run handed back (${reason})`);
+  }
+}
+
+export interface RunControl {
+  /** Aborted with a RunCancelled or HandBack as its reason; model calls and tools take it. */
+  signal: AbortSignal;
+  /** The worker is shutting down: hand the run back at its next breakpoint. */
+  draining(): boolean;
+}
+
+/** The worker-wide side: draining and the hard stop that cuts off loops that take too long. */
+export class WorkerLifecycle {
+  private isDraining = false;
+  private readonly hardStop = new AbortController();
+
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  drain(): void {
+    this.isDraining = true;
+  }
+
+  stopNow(): void {
+    this.hardStop.abort(new HandBack('shutdown'));
+  }
+
+  /** One run's control: its own cancel, plus the worker's draining and hard stop. */
+  controlFor(cancel: AbortController): RunControl {
+    return { signal: AbortSignal.any([cancel.signal, this.hardStop.signal]), draining: () => this.isDraining };
+  }
+}
