@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   runs: () => import('./runs.js'),
+  recovery: () => import('./recovery.js'),
 };
 
 const name = process.argv[2];

@@ -28,8 +28,11 @@ onShutdown(logger, async () => {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   // Open streams end cleanly; clients resume elsewhere with Last-Event-ID.
   for (const stream of services.openStreams) stream.close();
+  // Keep-alive connections turn idle as their last response ends; close each as it does.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
   server.closeIdleConnections();
   await closed;
+  clearInterval(sweep);
   await services.usage.stop();
   await services.queue.close();
   subscriber.disconnect();

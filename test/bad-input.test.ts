@@ -25,6 +25,7 @@ interface Case {
 }
 
 const huge = 'x'.repeat(100_000);
+const unknownId = '00000000-0000-4000-8000-000000000000';
 const cases: Case[] = [
   // login
   { name: 'login: no body', method: 'POST', path: '/api/auth/login', status: 422, type: 'missing' },
@@ -102,6 +103,19 @@ const cases: Case[] = [
   { name: 'patch: unknown uuid', method: 'PATCH', path: '/api/me/api-keys/00000000-0000-4000-8000-000000000000', auth: true, body: { name: 'a' }, status: 404 },
   { name: 'delete: bad id', method: 'DELETE', path: '/api/me/api-keys/123', auth: true, status: 422, type: 'uuid_parsing' },
   { name: 'delete: unknown uuid', method: 'DELETE', path: '/api/me/api-keys/00000000-0000-4000-8000-000000000000', auth: true, status: 404 },
+  // runs
+  { name: 'run: malformed id', method: 'GET', path: '/api/runs/not-a-uuid', auth: true, status: 422, type: 'uuid_parsing' },
+  { name: 'run: unknown id', method: 'GET', path: `/api/runs/${unknownId}`, auth: true, status: 404 },
+  { name: 'run: no credential', method: 'GET', path: `/api/runs/${unknownId}`, status: 401 },
+  { name: 'run events: malformed id', method: 'GET', path: '/api/runs/123/events', auth: true, status: 422, type: 'uuid_parsing' },
+  { name: 'run events: unknown run', method: 'GET', path: `/api/runs/${unknownId}/events`, auth: true, status: 404 },
+  { name: 'run events: after not an id', method: 'GET', path: `/api/runs/${unknownId}/events?after=abc`, auth: true, status: 422, type: 'string_pattern_mismatch' },
+  { name: 'run events: after repeated', method: 'GET', path: `/api/runs/${unknownId}/events?after=1-0&after=2-0`, auth: true, status: 422 },
+  { name: 'run events: Last-Event-ID garbage', method: 'GET', path: `/api/runs/${unknownId}/events`, headers: { 'last-event-id': '../../etc' }, auth: true, status: 422, type: 'string_pattern_mismatch' },
+  { name: 'run events: Last-Event-ID huge', method: 'GET', path: `/api/runs/${unknownId}/events`, headers: { 'last-event-id': `${'9'.repeat(40)}-0` }, auth: true, status: 422, type: 'string_pattern_mismatch' },
+  { name: 'run cancel: malformed id', method: 'POST', path: '/api/runs/%00/cancel', auth: true, status: 422 },
+  { name: 'run cancel: unknown run', method: 'POST', path: `/api/runs/${unknownId}/cancel`, auth: true, status: 404 },
+  { name: 'run cancel: wrong method', method: 'GET', path: `/api/runs/${unknownId}/cancel`, auth: true, status: 405 },
 ];
 
 describe('malformed requests', () => {
@@ -115,7 +129,7 @@ describe('malformed requests', () => {
       expect(Array.isArray(res.body.detail)).toBe(true);
       for (const d of res.body.detail) {
         expect(d).toEqual(expect.objectContaining({ loc: expect.any(Array), msg: expect.any(String), type: expect.any(String) }));
-        expect(['body', 'query', 'path']).toContain(d.loc[0]);
+        expect(['body', 'query', 'path', 'header']).toContain(d.loc[0]);
       }
       if (c.type) expect(res.body.detail.map((d: { type: string }) => d.type)).toContain(c.type);
     } else {

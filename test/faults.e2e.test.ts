@@ -147,6 +147,27 @@ describe('fault tests', () => {
     }
   });
 
+  it('3b. SIGTERM a web process mid-stream: its streams end cleanly, it exits within 25 s, the client resumes elsewhere', async () => {
+    const stack = await startStack({ webs: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '100' } });
+    try {
+      const { key } = await stack.user();
+      const [webA] = stack.webs;
+      const { result: first, fault } = await runWithFault(stack.urls[0]!, key, async () => {
+        const elapsed = within(25_000);
+        const code = await webA!.stop('SIGTERM');
+        return { code, ms: elapsed() };
+      });
+      expect(fault.code).toBe(0);
+      expect(fault.ms).toBeLessThan(25_000);
+      expect(first.interrupted).toBe(true);
+      const runId = runIdOf(first);
+      const rest = await stream(`${stack.urls[1]}/api/runs/${runId}/events`, { method: 'GET', token: key, headers: { 'Last-Event-ID': first.events.at(-1)!.id } });
+      expectSeamless([...first.events, ...rest.events], await replay(stack, stack.urls[1]!, key, runId));
+    } finally {
+      await stack.stop();
+    }
+  });
+
   it('4. restart Redis while a run streams: 503 during the outage, the stream resumes, the run finishes', async () => {
     const redis = await ThrowawayRedis.start();
     const stack = await startStack({ env: { REDIS_URL: redis.url, LOCAL_MODEL_TOKEN_DELAY_MS: '100', JOB_LOCK_MS: '15000' } });
