@@ -62,7 +62,7 @@ function summary(label: string, samples: Timing[]) {
 
 export async function run() {
   const bench = await benchEnvironment('runs');
-  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info' };
+  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
   const redis = createRedis(bench.config.redis, 'patient', 'bench');
   const identity = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
   const user = await createUser(identity.models, { email: 'bench@example.test', password: 'bench-password' });

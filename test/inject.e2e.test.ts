@@ -88,9 +88,9 @@ describe('inject', () => {
             body: { q: `What is ${run}+1?` },
             onEvent: (event) => {
               if (event.type === 'run') conversation = event.data.conversation_id;
-              // One inject at the start, one per token of the first answer, then two at `done`: a burst across the finish.
+              // Injects at the start (queued, then running), one per token of the first answer, then two at `done`: a burst across the finish.
               if (event.type === 'token') firstAnswer ??= event.data.iteration;
-              const burst = event.type === 'status' || (event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer';
+              const burst = event.type === 'run' || event.type === 'status' || (event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer';
               if (burst) replies.push(fire(conversation, `${run}:${event.id}`));
               if (event.type === 'done') replies.push(fire(conversation, `${run}:done:1`), fire(conversation, `${run}:done:2`));
             },

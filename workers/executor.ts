@@ -58,9 +58,11 @@ export class RunExecutor {
 
   private async runLoop(ctx: RunContext, run: Run, agent: AgentSettings, hasCheckpoint: boolean): Promise<Ending> {
     try {
-      if (await this.deps.redis.takeRun(this.deps.keys.runSequence(run.id), this.deps.keys.runCancel(run.id), String(run.attempt))) {
-        return new RunCancelled();
-      }
+      const [cancelPending, history] = await Promise.all([
+        this.deps.redis.takeRun(this.deps.keys.runSequence(run.id), this.deps.keys.runCancel(run.id), String(run.attempt)),
+        this.history(run, agent),
+      ]);
+      if (cancelPending) return new RunCancelled();
       if (run.attempt > 1) {
         // `status: running` was event 1 of the first attempt; the checkpoint knows the rest.
         if (!hasCheckpoint) ctx.setScope(MAIN_SCOPE, 1);
@@ -71,7 +73,6 @@ export class RunExecutor {
       if (run.crashes > this.deps.maxCrashes) {
         return new RunFailure('worker_crashed', `The run's worker stopped unexpectedly ${run.crashes} times`, true);
       }
-      const history = await this.history(run, agent);
       const loop = readCheckpoint(run.checkpoint)?.loop;
       return run.mode === 'dag'
         ? await runDag(ctx, history, loop?.kind === 'dag' ? loop : undefined)
@@ -124,6 +125,7 @@ export class RunExecutor {
     await this.writeFinal(ctx, { status, error, usage: JSON.stringify(ctx.usage), finished_at: new Date() });
     if (ending instanceof RunFailure) await ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     await ctx.publish('done', { status, usage: ctx.usage, duration_ms: Date.now() - started }, END_SCOPE);
+    await ctx.flush();
     return status;
   }
 
@@ -204,5 +206,6 @@ export class RunExecutor {
     if (rowCount === 0) throw new Superseded();
     await ctx.publish('answer', { message_id: messageId, content: outcome.answer, finish_reason: outcome.finishReason }, END_SCOPE);
     await ctx.publish('done', { status: 'succeeded', usage: ctx.usage, duration_ms: Date.now() - started }, END_SCOPE);
+    await ctx.flush();
   }
 }

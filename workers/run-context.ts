@@ -24,6 +24,8 @@ export interface RunDeps {
 
 /** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
 export const MAIN_SCOPE = 'run';
+/** Events allowed in flight before the loop waits for them. */
+const MAX_INFLIGHT = 64;
 export const nodeScope = (nodeId: string) => `node:${nodeId}`;
 
 /**
@@ -35,6 +37,7 @@ export class RunContext {
   readonly usage: Usage;
   private readonly seqs: Record<string, number>;
   private readonly absorbed: Set<string>;
+  private readonly inflight: Promise<unknown>[] = [];
 
   constructor(
     readonly run: Run,
@@ -59,16 +62,32 @@ export class RunContext {
     return String(this.run.attempt);
   }
 
-  publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<string | null> {
+  /**
+   * Events are pipelined: the loop goes on while they travel (one connection keeps them in order,
+   * and each is numbered when it is sent). What must follow them — a checkpoint, the end decision,
+   * the end — waits for them with `flush`, which also surfaces a failed send.
+   */
+  publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
     const seq = (this.seqs[scope] ?? 0) + 1;
     this.seqs[scope] = seq;
-    return this.deps.publisher.publish(this.run.id, type, data, { scope, seq, owner: this.owner });
+    return this.track(this.deps.publisher.publish(this.run.id, type, data, { scope, seq, owner: this.owner }));
   }
 
   /** An event outside the numbering (`status: resumed`): always appended. */
-  announce<T extends EventType>(type: T, data: EventData<T>): Promise<string | null> {
-    return this.deps.publisher.publish(this.run.id, type, data, { owner: this.owner });
+  announce<T extends EventType>(type: T, data: EventData<T>): Promise<void> {
+    return this.track(this.deps.publisher.publish(this.run.id, type, data, { owner: this.owner }));
   }
+
+  private track(sent: Promise<unknown>): Promise<void> {
+    sent.catch(() => {}); // handled where it is awaited (flush); this only keeps Node from calling it unhandled
+    this.inflight.push(sent);
+    return this.inflight.length >= MAX_INFLIGHT ? this.flush() : Promise.resolve();
+  }
+
+  async flush(): Promise<void> {
+    while (this.inflight.length > 0) await Promise.all(this.inflight.splice(0));
+  }
+
 
   /** Where a scope's numbering stands; a node that re-runs from its start counts from 0 again. */
   setScope(scope: string, seq: number): void {
@@ -92,7 +111,8 @@ export class RunContext {
     return result;
   }
 
-  checkpoint(loop: LoopState): Promise<void> {
+  async checkpoint(loop: LoopState): Promise<void> {
+    await this.flush();
     return this.checkpoints.save({ version: 1, loop, usage: this.usage, seqs: this.seqs, absorbed: [...this.absorbed] });
   }
 
@@ -143,6 +163,7 @@ export class RunContext {
    * (answer it too). A pending cancel wins over finishing, so an accepted cancel never succeeds.
    */
   async tryFinish(): Promise<boolean> {
+    await this.flush();
     const k = this.redisKeysOfRun();
     const result = await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 1);
     if (result === 2) throw new RunCancelled();
@@ -151,6 +172,8 @@ export class RunContext {
 
   /** Failure and cancel: absorb (announce) whatever was injected, then release the conversation. */
   async release(iteration: number): Promise<void> {
+    // Whatever was still streaming is moot now; a failed send there must not stop the release.
+    await this.flush().catch(() => {});
     const k = this.redisKeysOfRun();
     for (;;) {
       const { waiting } = await this.heartbeat();

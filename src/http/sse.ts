@@ -29,8 +29,9 @@ export class SseStream {
     ctx.res.once('close', () => this.close());
   }
 
-  send(event: StoredEvent): void {
-    this.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`);
+  /** Writes the events in one chunk. */
+  send(events: StoredEvent[]): void {
+    this.write(events.map((event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`).join(''));
   }
 
   onClose(handler: () => void): void {

@@ -11,10 +11,9 @@ export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Se
   const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
   try {
     const stop = await relay.listen(run.id, afterId, (events) => {
-      for (const event of events) {
-        sse.send(event);
-        if (event.type === 'done') sse.close();
-      }
+      const end = events.findIndex((event) => event.type === 'done');
+      sse.send(end === -1 ? events : events.slice(0, end + 1));
+      if (end !== -1) sse.close();
     });
     sse.onClose(stop);
   } catch (err) {
