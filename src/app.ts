@@ -10,6 +10,8 @@ import { chatRoutes } from './routes/chat.js';
 import { runRoutes } from './routes/runs.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { agentRoutes } from './routes/agents.js';
+import { knowledgeBaseRoutes } from './routes/knowledge-bases.js';
+import { kbDocumentRoutes } from './routes/kb-documents.js';
 
 export function createApp(services: Services): Koa {
   const app = new Koa();
@@ -27,6 +29,8 @@ export function createApp(services: Services): Koa {
     runRoutes(services),
     conversationRoutes(services),
     agentRoutes(services),
+    knowledgeBaseRoutes(services),
+    kbDocumentRoutes(services),
   ];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
   return app;

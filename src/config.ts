@@ -42,6 +42,7 @@ const EnvSchema = v.object({
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
+  KB_DOCUMENT_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -71,6 +72,8 @@ export interface Config {
     jobLockMs: number;
     stalledIntervalMs: number;
   };
+  /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
+  kbDocumentMaxBytes: number;
   /** How long SIGTERM may take before the process exits anyway (Heroku allows 30 s). */
   shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
@@ -144,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
     client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };

@@ -34,7 +34,7 @@ onShutdown(logger, async () => {
   await closed;
   clearInterval(sweep);
   await services.usage.stop();
-  await services.queue.close();
+  await Promise.all([services.queue.close(), services.ingestQueue.close()]);
   subscriber.disconnect();
   reader.disconnect();
   redis.disconnect();

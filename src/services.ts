@@ -12,7 +12,8 @@ import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/thr
 import { ApiKeyService } from './auth/api-keys.js';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { RUN_QUEUE, type RunJob } from './shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, type IngestJob, type RunJob } from './shared/jobs.js';
+import { KnowledgeService } from './knowledge/service.js';
 import { EventPublisher } from './shared/publisher.js';
 import { RunService } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
@@ -62,6 +63,8 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const runs = new RunService(knex, models, redis, keys, queue, publisher, { perUser: clients.config.runs.perUserLimit });
   const relay = new EventRelay(subscriber, reader, keys, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
-  return { ...identity, ...clients, queue, publisher, runs, relay, openStreams };
+  const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const knowledge = new KnowledgeService(knex, models, ingestQueue);
+  return { ...identity, ...clients, queue, ingestQueue, publisher, runs, relay, openStreams, knowledge };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -69,7 +69,7 @@ describe('inject', () => {
   });
 
   it('injects fired around the moment runs finish: every 200 is absorbed, no 409 is stored', async () => {
-    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '2' } });
+    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '10' } });
     try {
       const { key: fastKey } = await fast.user();
       const fire = (conversationId: string, content: string) =>

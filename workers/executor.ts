@@ -170,11 +170,15 @@ export class RunExecutor {
 
   private async agentSettings(run: Run): Promise<AgentSettings & { tools: string[] }> {
     const agent = run.agent_id ? await this.deps.models.Agent.query().findById(run.agent_id) : undefined;
+    const knowledgeBaseIds = agent?.knowledge_base_ids ?? [];
+    const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
     return {
       model: agent?.model ?? 'local',
       instructions: agent?.instructions ?? '',
       maxIterations: agent?.max_iterations ?? 8,
-      tools: agent?.tools ?? DEFAULT_TOOLS,
+      knowledgeBaseIds,
+      // An agent with knowledge bases can always search them.
+      tools: knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? [...tools, 'knowledge_base_retrieve'] : tools,
     };
   }
 

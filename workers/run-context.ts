@@ -1,5 +1,6 @@
 import type { Run } from '../src/db/models.js';
 import type { Logger } from '../src/logger.js';
+import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
 import { emptyUsage, type EventData, type EventType, type Usage } from '../src/shared/events.js';
 import type { EventPublisher } from '../src/shared/publisher.js';
 import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../src/shared/redis-keys.js';
@@ -12,6 +13,7 @@ export interface AgentSettings {
   model: string;
   instructions: string;
   maxIterations: number;
+  knowledgeBaseIds: string[];
 }
 
 export interface RunDeps {
@@ -20,6 +22,7 @@ export interface RunDeps {
   publisher: EventPublisher;
   logger: Logger;
   now: () => Date;
+  searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number) => Promise<RetrievedChunk[]>;
 }
 
 /** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
@@ -189,7 +192,11 @@ export class RunContext {
     for (const call of calls) {
       await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
       this.deps.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id }, 'tool executed');
-      const { output, isError } = await runTool(this.tools, call.name, call.arguments, { signal: this.signal, now: this.deps.now });
+      const { output, isError } = await runTool(this.tools, call.name, call.arguments, {
+        signal: this.signal,
+        now: this.deps.now,
+        searchKnowledge: (query, topK) => this.deps.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
+      });
       await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
       results.push({ role: 'tool', content: typeof output === 'string' ? output : JSON.stringify(output), toolCallId: call.id, name: call.name });
     }

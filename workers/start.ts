@@ -12,6 +12,8 @@ import { isDependencyOutage } from '../src/http/outage.js';
 import { assertNoEviction } from './redis-policy.js';
 import { RunExecutor } from './executor.js';
 import { CancellationListener } from './cancellations.js';
+import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
+import { startIngestionWorker } from './knowledge/worker.js';
 import { WorkerLifecycle } from './run-control.js';
 import { LocalModel } from './models/local.js';
 import type { ModelProvider } from './models/types.js';
@@ -52,6 +54,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
     now: () => new Date(),
     modelFor: modelProviders(config),
     maxCrashes: config.runs.maxCrashes,
+    searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
   });
   const cancellations = await CancellationListener.start(createRedis(config.redis, 'patient', 'worker-cancels'), keys.cancelChannel);
   const lifecycle = new WorkerLifecycle();
@@ -90,6 +93,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('stalled', (jobId) => logger.warn({ job_id: jobId }, 'run job stalled; it will resume on a worker'));
   await worker.waitUntilReady();
+  const ingestion = await startIngestionWorker(config, knex, keys.bullPrefix, logger);
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');
   return {
     /** Stop taking jobs; running loops hand their runs back at the next breakpoint (or are cut off before the deadline). */
@@ -97,7 +101,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
       lifecycle.drain();
       const hardStop = setTimeout(() => lifecycle.stopNow(), Math.max(0, config.shutdownTimeoutMs - HARD_STOP_MARGIN_MS));
       try {
-        await worker.close();
+        await Promise.all([worker.close(), ingestion.close()]);
       } finally {
         clearTimeout(hardStop);
         cancellations.close();

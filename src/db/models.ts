@@ -1,5 +1,6 @@
 import { Model, type Pojo } from 'objection';
 import type { Knex } from 'knex';
+import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -196,6 +197,8 @@ export function bindModels(knex: Knex) {
     Conversation: Conversation.bindKnex(knex),
     Run: Run.bindKnex(knex),
     Message: Message.bindKnex(knex),
+    KnowledgeBase: KnowledgeBase.bindKnex(knex),
+    KbDocument: KbDocument.bindKnex(knex),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

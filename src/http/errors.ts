@@ -56,6 +56,11 @@ export class GoneError extends AppError {
   readonly code = 'gone';
 }
 
+export class UnsupportedMediaTypeError extends AppError {
+  readonly status = 415;
+  readonly code = 'unsupported_media_type';
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'payload_too_large';

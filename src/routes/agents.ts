@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { guard } from '../auth/guard.js';
 import type { Principal } from '../auth/authenticator.js';
-import { NotFoundError } from '../http/errors.js';
+import { NotFoundError, ValidationError } from '../http/errors.js';
 import { paginate } from '../http/pagination.js';
 import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
@@ -14,13 +14,10 @@ const CreateAgentBody = v.strictObject({
   model: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)), 'local'),
   tools: v.optional(v.pipe(v.array(v.picklist(TOOL_NAMES)), v.maxLength(TOOL_NAMES.length)), DEFAULT_TOOLS),
   max_iterations: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 8),
-  knowledge_base_ids: v.optional(
-    v.pipe(v.array(uuidText), v.maxLength(0, 'knowledge bases are not available yet; send an empty list')),
-    [],
-  ),
+  knowledge_base_ids: v.optional(v.pipe(v.array(uuidText), v.maxLength(20)), []),
 });
 
-export function agentRoutes({ authenticator, models }: Services): Router {
+export function agentRoutes({ authenticator, models, knowledge }: Services): Router {
   const router = new Router({ prefix: '/api/agents' });
   const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
 
@@ -39,6 +36,10 @@ export function agentRoutes({ authenticator, models }: Services): Router {
 
   router.post('/', guard(authenticator, { writes: true }), async (ctx) => {
     const body = validateBody(ctx, CreateAgentBody);
+    const foreign = await knowledge.foreign(userId(ctx.state), body.knowledge_base_ids);
+    if (foreign.length > 0) {
+      throw new ValidationError(foreign.map((id) => ({ loc: ['body', 'knowledge_base_ids', body.knowledge_base_ids.indexOf(id)], msg: 'Value error, no such knowledge base', type: 'value_error', input: id })));
+    }
     const agent = await models.Agent.query().insertAndFetch({ ...body, tools: [...new Set(body.tools)], user_id: userId(ctx.state) });
     ctx.status = 201;
     ctx.body = agent.toPublic();

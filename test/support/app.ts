@@ -99,7 +99,7 @@ export class TestApp {
     this.server.closeAllConnections();
     await closed;
     await this.services.usage.stop();
-    await this.services.queue.close().catch(() => {});
+    await Promise.all([this.services.queue.close(), this.services.ingestQueue.close()]).catch(() => {});
     this.services.redis.disconnect();
     this.services.subscriber.disconnect();
     this.services.reader.disconnect();

@@ -22,6 +22,18 @@ function currentTurn(messages: ChatMessage[]): ChatMessage[] {
 
 const quote = (text: string) => `"${text.replace(/\s+/g, ' ').trim()}"`;
 
+/** DESIGN §6: the answer quotes the best chunk the knowledge bases returned. */
+function quoteBestChunk(toolOutput: string): string {
+  let best: { content?: unknown; document_name?: unknown } | undefined;
+  try {
+    best = (JSON.parse(toolOutput) as { content?: unknown; document_name?: unknown }[])[0];
+  } catch {
+    return `The knowledge base search failed: ${toolOutput}.`;
+  }
+  if (!best || typeof best.content !== 'string') return 'The knowledge bases have nothing on that.';
+  return `According to ${quote(String(best.document_name))}: ${quote(best.content)}.`;
+}
+
 /**
  * The built-in offline model (DESIGN §6): deterministic, streams its answer word by word.
  * Arithmetic in the user's text → a calculator call, whose result it states; every injected
@@ -37,6 +49,13 @@ export class LocalModel implements ModelProvider {
       const thought = `The message contains the arithmetic expression ${call.expression}; I will use the calculator.`;
       await sink.thought(thought);
       const toolCall = { id: `call_${call.index}`, name: 'calculator', arguments: { expression: call.expression } };
+      return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
+    }
+    const search = this.nextRetrieval(turn, request);
+    if (search) {
+      const thought = 'This agent has knowledge bases; I will search them for the question.';
+      await sink.thought(thought);
+      const toolCall = { id: 'call_kb', name: 'knowledge_base_retrieve', arguments: { query: search } };
       return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
     await sink.thought('I have what I need to answer.');
@@ -67,6 +86,13 @@ export class LocalModel implements ModelProvider {
     return undefined;
   }
 
+  /** The question, if the agent can search knowledge bases and has not yet in this turn. */
+  private nextRetrieval(turn: ChatMessage[], request: ModelRequest): string | undefined {
+    if (!request.tools.some((t) => t.name === 'knowledge_base_retrieve')) return undefined;
+    if (turn.some((m) => m.role === 'tool' && m.name === 'knowledge_base_retrieve')) return undefined;
+    return turn.find((m) => m.role === 'user' && !m.injected)?.content;
+  }
+
   private answer(turn: ChatMessage[]): string {
     const calls = new Map(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).map((c) => [c.id, c]));
     const parts: string[] = [];
@@ -74,6 +100,7 @@ export class LocalModel implements ModelProvider {
       if (m.role !== 'tool') continue;
       if (m.name === NODE_OUTPUT) parts.push(m.content);
       else if (m.name === 'calculator') parts.push(`The result of ${calls.get(m.toolCallId)?.arguments.expression} is ${m.content}.`);
+      else if (m.name === 'knowledge_base_retrieve') parts.push(quoteBestChunk(m.content));
       else parts.push(`The ${m.name} tool returned ${quote(m.content)}.`);
     }
     const question = turn.find((m) => m.role === 'user' && !m.injected);

@@ -1,9 +1,12 @@
 import type { ToolName } from '../../src/shared/tools.js';
 import { evaluate } from './calculator.js';
+import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
 
 export interface ToolContext {
   signal: AbortSignal;
   now: () => Date;
+  /** Searches the run's agent's knowledge bases (none → no records). */
+  searchKnowledge: (query: string, topK: number) => Promise<RetrievedChunk[]>;
 }
 
 export interface Tool {
@@ -39,10 +42,23 @@ const currentTime: Tool = {
   },
 };
 
-/** The one place tools are registered. knowledge_base_retrieve arrives with knowledge bases. */
-export const TOOLS: Partial<Record<ToolName, Tool>> = {
+const KNOWLEDGE_TOP_K = 5;
+
+const knowledgeBaseRetrieve: Tool = {
+  name: 'knowledge_base_retrieve',
+  description: "Searches the agent's knowledge bases; returns the best-matching passages, best first.",
+  parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  async run(args, { searchKnowledge }) {
+    if (typeof args.query !== 'string' || !args.query.trim()) throw new ToolError('query must be a non-empty string');
+    return searchKnowledge(args.query, KNOWLEDGE_TOP_K);
+  },
+};
+
+/** The one place tools are registered. */
+export const TOOLS: Record<ToolName, Tool> = {
   calculator,
   current_time: currentTime,
+  knowledge_base_retrieve: knowledgeBaseRetrieve,
 };
 
 export function toolsFor(names: readonly string[]): Tool[] {

@@ -1,0 +1,76 @@
+import { Model } from 'objection';
+
+export const CHUNK_STRATEGIES = ['fixed', 'sentence', 'paragraph', 'recursive'] as const;
+export type ChunkStrategy = (typeof CHUNK_STRATEGIES)[number];
+export const RETRIEVAL_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+export class KnowledgeBase extends Model {
+  static override tableName = 'knowledge_bases';
+  id!: string;
+  user_id!: string;
+  name!: string;
+  description!: string;
+  chunk_strategy!: ChunkStrategy;
+  chunk_size!: number;
+  chunk_overlap!: number;
+  retrieval_mode!: RetrievalMode;
+  document_count!: number;
+  total_chunks!: number;
+  status!: 'ready' | 'processing';
+  is_active!: boolean;
+  created_at!: Date;
+  updated_at!: Date;
+
+  /** The spec's knowledge base record. */
+  toPublic() {
+    return {
+      id: this.id,
+      name: this.name,
+      description: this.description,
+      chunk_strategy: this.chunk_strategy,
+      chunk_size: this.chunk_size,
+      chunk_overlap: this.chunk_overlap,
+      retrieval_mode: this.retrieval_mode,
+      document_count: this.document_count,
+      total_chunks: this.total_chunks,
+      status: this.status,
+      is_active: this.is_active,
+      created_at: this.created_at.toISOString(),
+      updated_at: this.updated_at.toISOString(),
+    };
+  }
+}
+
+export type DocumentStatus = 'processing' | 'ready' | 'failed';
+
+export class KbDocument extends Model {
+  static override tableName = 'kb_documents';
+  id!: string;
+  knowledge_base_id!: string;
+  name!: string;
+  content_type!: string;
+  size_bytes!: number;
+  content_hash!: string;
+  source!: Buffer;
+  status!: DocumentStatus;
+  error!: string | null;
+  chunk_count!: number;
+  created_at!: Date;
+  updated_at!: Date;
+
+  toPublic() {
+    return {
+      id: this.id,
+      knowledge_base_id: this.knowledge_base_id,
+      name: this.name,
+      content_type: this.content_type,
+      size_bytes: this.size_bytes,
+      status: this.status,
+      error: this.error,
+      chunk_count: this.chunk_count,
+      created_at: this.created_at.toISOString(),
+      updated_at: this.updated_at.toISOString(),
+    };
+  }
+}
