@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   runs: () => import('./runs.js'),
   recovery: () => import('./recovery.js'),
+  retrieval: () => import('./retrieval.js'),
 };
 
 const name = process.argv[2];

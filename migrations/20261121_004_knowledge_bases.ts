@@ -18,6 +18,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('retrieval_mode').notNullable();
     t.integer('document_count').notNullable().defaultTo(0);
     t.integer('total_chunks').notNullable().defaultTo(0);
+    // Chunk count when the ANN cells (kb_centroids) were last trained; 0 = never, exact scans only.
+    t.integer('ann_trained_chunks').notNullable().defaultTo(0);
     t.text('status').notNullable().defaultTo('ready');
     t.boolean('is_active').notNullable().defaultTo(true);
     t.timestamps(true, true);
@@ -52,14 +54,24 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('position').notNullable();
     t.text('content').notNullable();
     t.specificType('embedding', 'cube').notNullable();
+    // The nearest centroid (IVF cell) once the knowledge base is large enough to have them.
+    t.integer('cell');
     t.unique(['document_id', 'position']);
-    t.index(['knowledge_base_id']);
+    t.index(['knowledge_base_id', 'cell']);
+  });
+
+  await knex.schema.createTable('kb_centroids', (t) => {
+    t.uuid('knowledge_base_id').notNullable().references('knowledge_bases.id').onDelete('CASCADE');
+    t.integer('cell').notNullable();
+    t.specificType('centroid', 'cube').notNullable();
+    t.primary(['knowledge_base_id', 'cell']);
   });
   await knex.raw(`alter table kb_chunks add column tsv tsvector generated always as (to_tsvector('english', content)) stored`);
   await knex.raw('create index kb_chunks_tsv on kb_chunks using gin (tsv)');
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('kb_centroids');
   await knex.schema.dropTable('kb_chunks');
   await knex.schema.dropTable('kb_documents');
   await knex.schema.dropTable('knowledge_bases');

@@ -42,6 +42,7 @@ const EnvSchema = v.object({
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
+  KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
   KB_DOCUMENT_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
 });
 
@@ -74,6 +75,8 @@ export interface Config {
   };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
   kbDocumentMaxBytes: number;
+  /** A knowledge base this large gets an IVF index for semantic search (smaller ones are scanned exactly). */
+  kbAnnMinChunks: number;
   /** How long SIGTERM may take before the process exits anyway (Heroku allows 30 s). */
   shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
@@ -148,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
+    kbAnnMinChunks: e.KB_ANN_MIN_CHUNKS,
     client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };

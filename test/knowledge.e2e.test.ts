@@ -180,3 +180,35 @@ describe('knowledge bases', () => {
     });
   });
 });
+
+describe('semantic index cells (IVF) on a large knowledge base', () => {
+  it('trains cells once the knowledge base passes the threshold; new chunks join them; ANN finds what the exact scan finds', async () => {
+    const small = await startStack({ env: { KB_ANN_MIN_CHUNKS: '40' } });
+    try {
+      const { key: annKey } = await small.user();
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${small.url}${path}`, { method, headers: { authorization: `Bearer ${annKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return res.json();
+      };
+      const topics = ['volcano eruption lava', 'quantum entanglement photon', 'sourdough bread starter', 'marathon training plan', 'medieval castle siege'];
+      const paragraphs = Array.from({ length: 60 }, (_, i) => `Note ${i} about ${topics[i % topics.length]} number ${i * 7919}.`);
+      const kb = await call('POST', '/api/knowledge-bases', { name: 'big', chunk_strategy: 'paragraph', chunk_size: 100, chunk_overlap: 0, retrieval_mode: 'semantic' });
+      await call('POST', `/api/knowledge-bases/${kb.id}/documents`, { name: 'notes.txt', content: paragraphs.join('\n\n') });
+      await small.workers[0]!.waitFor(/semantic index cells trained/);
+      const centroids = await small.knex('kb_centroids').where({ knowledge_base_id: kb.id }).count('* as n').first();
+      expect(Number(centroids!.n)).toBeGreaterThanOrEqual(16);
+      expect(await small.knex('kb_chunks').where({ knowledge_base_id: kb.id }).whereNull('cell')).toHaveLength(0);
+      const { retrieve } = await import('../src/knowledge/retrieval.js');
+      for (const query of ['sourdough bread starter', 'Note 17 about quantum entanglement photon']) {
+        const ann = await call('POST', `/api/knowledge-bases/${kb.id}/retrieve`, { query, top_k: 3 });
+        const exact = await retrieve(small.knex, { knowledgeBaseIds: [kb.id], query, topK: 3, mode: 'semantic', exact: true });
+        expect(ann.records[0].chunk_id).toBe(exact[0]!.chunk_id);
+      }
+      await call('POST', `/api/knowledge-bases/${kb.id}/documents`, { name: 'more.txt', content: 'A late note about volcano lava.\n\nAnother about castle sieges.' });
+      await small.workers[0]!.waitFor(/"outcome":"ready"[^\n]*\n[\s\S]*"outcome":"ready"/);
+      expect(await small.knex('kb_chunks').where({ knowledge_base_id: kb.id }).whereNull('cell')).toHaveLength(0);
+    } finally {
+      await small.stop();
+    }
+  });
+});

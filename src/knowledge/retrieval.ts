@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { RetrievalMode } from '../db/knowledge-models.js';
 import { cubeLiteral, embed } from './embedding.js';
+import { ANN_PROBES } from './ivf.js';
 
 export interface RetrievalRequest {
   knowledgeBaseIds: string[];
@@ -8,6 +9,8 @@ export interface RetrievalRequest {
   topK: number;
   mode: RetrievalMode;
   scoreThreshold?: number;
+  /** Scan every chunk even where IVF cells exist (benchmarks and tests compare against it). */
+  exact?: boolean;
 }
 
 export interface RetrievedChunk {
@@ -36,49 +39,54 @@ export async function retrieve(knex: Knex, request: RetrievalRequest): Promise<R
   return request.scoreThreshold === undefined ? records : records.filter((r) => r.score >= request.scoreThreshold!);
 }
 
-async function search(knex: Knex, { knowledgeBaseIds, query, topK, mode }: RetrievalRequest): Promise<RetrievedChunk[]> {
-  const vector = cubeLiteral(embed(query));
-  if (mode === 'keyword') {
-    const { rows } = await knex.raw(
-      `select ${COLUMNS}, ts_rank_cd(c.tsv, q) as score
-       from kb_chunks c join kb_documents d on d.id = c.document_id, websearch_to_tsquery('english', ?) q
-       where c.knowledge_base_id = any(?::uuid[]) and c.tsv @@ q
-       order by score desc, c.id limit ?`,
-      [query, knowledgeBaseIds, topK],
-    );
-    return rows;
-  }
-  if (mode === 'semantic') {
-    const { rows } = await knex.raw(
-      `select ${COLUMNS}, 1 - power(c.embedding <-> ?::cube, 2) / 2 as score
-       from kb_chunks c join kb_documents d on d.id = c.document_id
-       where c.knowledge_base_id = any(?::uuid[])
-       order by c.embedding <-> ?::cube, c.id limit ?`,
-      [vector, knowledgeBaseIds, vector, topK],
-    );
-    return rows;
-  }
-  const candidates = candidatesFor(topK);
-  const { rows } = await knex.raw(
-    `with keyword as (
-       select c.id, row_number() over (order by ts_rank_cd(c.tsv, q) desc, c.id) as rank
-       from kb_chunks c, websearch_to_tsquery('english', ?) q
-       where c.knowledge_base_id = any(?::uuid[]) and c.tsv @@ q
-       order by rank limit ?
-     ), semantic as (
-       select id, row_number() over (order by distance, id) as rank from (
-         select c.id, c.embedding <-> ?::cube as distance from kb_chunks c
-         where c.knowledge_base_id = any(?::uuid[])
-         order by distance, c.id limit ?
-       ) nearest
-     ), fused as (
-       select coalesce(k.id, s.id) as id, coalesce(1.0 / (? + k.rank), 0) + coalesce(1.0 / (? + s.rank), 0) as score
-       from keyword k full outer join semantic s on s.id = k.id
-     )
-     select ${COLUMNS}, f.score from fused f join kb_chunks c on c.id = f.id join kb_documents d on d.id = c.document_id
-     order by f.score desc, c.id limit ?`,
-    [query, knowledgeBaseIds, candidates, vector, knowledgeBaseIds, candidates, RRF_K, RRF_K, topK],
-  );
+/**
+ * The nearest chunks to the query vector. Where a knowledge base has IVF cells, only the cells
+ * of its nearest centroids are scanned (through the (knowledge_base_id, cell) index), plus the
+ * chunks not yet in a cell; with `exact`, every chunk.
+ */
+function nearestCte(exact: boolean): string {
+  const candidates = exact
+    ? `select c.id, c.embedding <-> cast(:vector as cube) as distance from kb_chunks c where c.knowledge_base_id = any(cast(:kbs as uuid[]))`
+    : `select c.id, c.embedding <-> cast(:vector as cube) as distance
+       from cells join kb_chunks c on c.knowledge_base_id = cells.knowledge_base_id and c.cell = cells.cell
+       union all
+       select c.id, c.embedding <-> cast(:vector as cube) from kb_chunks c where c.knowledge_base_id = any(cast(:kbs as uuid[])) and c.cell is null`;
+  return `cells as (
+      select knowledge_base_id, cell from (
+        select knowledge_base_id, cell, row_number() over (partition by knowledge_base_id order by centroid <-> cast(:vector as cube)) as rank
+        from kb_centroids where knowledge_base_id = any(cast(:kbs as uuid[]))
+      ) ranked where rank <= :probes
+    ), nearest as (
+      select id, distance from (${candidates}) candidates order by distance, id limit :candidates
+    )`;
+}
+
+/** Keyword matches, best first; the ranking reads only the chunks' tsvectors. */
+const KEYWORD_CTE = `keyword as (
+    select c.id, ts_rank_cd(c.tsv, q) as score
+    from kb_chunks c, websearch_to_tsquery('english', :query) q
+    where c.knowledge_base_id = any(cast(:kbs as uuid[])) and c.tsv @@ q
+    order by score desc, c.id limit :candidates
+  )`;
+
+/** The chunk and document columns, joined only for the few rows returned. */
+const RESULT = (from: string) => `select ${COLUMNS}, r.score from ${from} r join kb_chunks c on c.id = r.id join kb_documents d on d.id = c.document_id order by r.score desc, c.id`;
+
+async function search(knex: Knex, { knowledgeBaseIds, query, topK, mode, exact = false }: RetrievalRequest): Promise<RetrievedChunk[]> {
+  const params = { kbs: knowledgeBaseIds, query, vector: cubeLiteral(embed(query)), probes: ANN_PROBES, rrf: RRF_K };
+  const sql =
+    mode === 'keyword'
+      ? `with ${KEYWORD_CTE} ${RESULT('keyword')}`
+      : mode === 'semantic'
+        ? `with ${nearestCte(exact)}, scored as (select id, 1 - power(distance, 2) / 2 as score from nearest) ${RESULT('scored')}`
+        : `with ${KEYWORD_CTE}, ${nearestCte(exact)}, fused as (
+             select coalesce(k.id, s.id) as id,
+                    coalesce(1.0 / (:rrf + k.rank), 0) + coalesce(1.0 / (:rrf + s.rank), 0) as score
+             from (select id, row_number() over (order by score desc, id) as rank from keyword) k
+             full outer join (select id, row_number() over (order by distance, id) as rank from nearest) s on s.id = k.id
+             order by score desc, id limit :topK
+           ) ${RESULT('fused')}`;
+  const { rows } = await knex.raw(sql, { ...params, candidates: mode === 'hybrid' ? candidatesFor(topK) : topK, topK });
   return rows;
 }
 

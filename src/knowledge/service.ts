@@ -6,6 +6,7 @@ import type { ChunkStrategy, KbDocument, KnowledgeBase, RetrievalMode } from '..
 import { NotFoundError, UnsupportedMediaTypeError } from '../http/errors.js';
 import { ingestJobOptions, type IngestJob } from '../shared/jobs.js';
 import { retrieve, type RetrievedChunk } from './retrieval.js';
+import { lockCells } from './ivf.js';
 
 export interface KnowledgeBaseFields {
   name: string;
@@ -41,9 +42,15 @@ export function contentTypeOf(name: string): string {
 
 /**
  * Recomputes a knowledge base's counts and status from its documents, so they stay exact
- * whatever order uploads, ingestions and deletions happen in.
+ * whatever order uploads, ingestions and deletions happen in. Call it inside the transaction
+ * that changed them.
  */
 export async function refreshKnowledgeBase(knex: Knex | Knex.Transaction, knowledgeBaseId: string): Promise<void> {
+  // Lock first: the counting statement then starts after any concurrent refresh has committed,
+  // so it sees that transaction's documents and chunks (READ COMMITTED snapshots per statement).
+  // NO KEY UPDATE, not UPDATE: it must not conflict with the key-share locks that inserting
+  // documents and chunks (foreign keys) take on the same row, or two ingestions deadlock.
+  await knex('knowledge_bases').select('id').where({ id: knowledgeBaseId }).forNoKeyUpdate();
   await knex.raw(
     `update knowledge_bases kb set
        document_count = (select count(*) from kb_documents d where d.knowledge_base_id = kb.id),
@@ -116,6 +123,7 @@ export class KnowledgeService {
   async removeDocument(userId: string, knowledgeBaseId: string, documentId: string): Promise<void> {
     await this.own(userId, knowledgeBaseId);
     await this.knex.transaction(async (trx) => {
+      await lockCells(trx, knowledgeBaseId, 'shared');
       const deleted = await trx('kb_documents').where({ id: documentId, knowledge_base_id: knowledgeBaseId }).delete();
       if (!deleted) throw new NotFoundError('Document not found');
       await refreshKnowledgeBase(trx, knowledgeBaseId);

@@ -3,6 +3,7 @@ import { convert } from 'html-to-text';
 import type { ChunkStrategy } from '../../src/db/knowledge-models.js';
 import { cubeLiteral, embed } from '../../src/knowledge/embedding.js';
 import { refreshKnowledgeBase } from '../../src/knowledge/service.js';
+import { loadCentroids, lockCells, nearest } from '../../src/knowledge/ivf.js';
 import { chunkText } from './chunking.js';
 
 /** A document that cannot be ingested as it is: it ends `failed` with this message as the reason. */
@@ -54,13 +55,26 @@ export async function ingestDocument(knex: Knex, documentId: string): Promise<'r
     return 'failed';
   }
   await knex.transaction(async (trx) => {
+    // First, so a training (which rewrites every chunk's cell) never waits on rows this holds.
+    await lockCells(trx, doc.knowledge_base_id, 'shared');
     await trx('kb_chunks').where({ document_id: doc.id }).delete();
+    // Chunks join the knowledge base's IVF cells at once, if it has them.
+    const centroids = await loadCentroids(trx, doc.knowledge_base_id);
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
       const batch = chunks.slice(start, start + INSERT_BATCH);
+      const vectors = batch.map(embed);
       await trx.raw(
-        `insert into kb_chunks (knowledge_base_id, document_id, position, content, embedding)
-         select ?, ?, position, content, embedding::cube from unnest(?::int[], ?::text[], ?::text[]) as t(position, content, embedding)`,
-        [doc.knowledge_base_id, doc.id, batch.map((_, i) => start + i), batch, batch.map((chunk) => cubeLiteral(embed(chunk)))],
+        `insert into kb_chunks (knowledge_base_id, document_id, position, content, embedding, cell)
+         select ?, ?, position, content, embedding::cube, nullif(cell, '')::int
+         from unnest(?::int[], ?::text[], ?::text[], ?::text[]) as t(position, content, embedding, cell)`,
+        [
+          doc.knowledge_base_id,
+          doc.id,
+          batch.map((_, i) => start + i),
+          batch,
+          vectors.map(cubeLiteral),
+          vectors.map((vector) => (centroids.length ? String(nearest(centroids, vector)) : '')),
+        ],
       );
     }
     await trx('kb_documents').where({ id: doc.id }).update({ status: 'ready', error: null, chunk_count: chunks.length, updated_at: trx.fn.now() });
@@ -71,6 +85,7 @@ export async function ingestDocument(knex: Knex, documentId: string): Promise<'r
 
 export async function markFailed(knex: Knex, documentId: string, knowledgeBaseId: string, reason: string): Promise<void> {
   await knex.transaction(async (trx) => {
+    await lockCells(trx, knowledgeBaseId, 'shared');
     await trx('kb_chunks').where({ document_id: documentId }).delete();
     await trx('kb_documents').where({ id: documentId }).update({ status: 'failed', error: reason, chunk_count: 0, updated_at: trx.fn.now() });
     await refreshKnowledgeBase(trx, knowledgeBaseId);

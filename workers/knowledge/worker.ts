@@ -6,6 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { INGEST_QUEUE, IngestJobSchema, ingestJobOptions, type IngestJob } from '../../src/shared/jobs.js';
 import { ingestDocument, markFailed } from './ingest.js';
+import { trainIfDue } from '../../src/knowledge/ivf.js';
 
 /** Ingestion is CPU-bound (chunking, embedding): a couple at a time per worker process. */
 const INGEST_CONCURRENCY = 2;
@@ -19,6 +20,10 @@ export async function startIngestionWorker(config: Config, knex: Knex, bullPrefi
       const started = Date.now();
       const outcome = await ingestDocument(knex, documentId);
       logger.info({ document_id: documentId, outcome, ms: Date.now() - started }, 'document ingested');
+      const doc = outcome === 'ready' ? await knex('kb_documents').select('knowledge_base_id').where({ id: documentId }).first() : undefined;
+      if (doc && (await trainIfDue(knex, doc.knowledge_base_id, { minChunks: config.kbAnnMinChunks }))) {
+        logger.info({ knowledge_base_id: doc.knowledge_base_id }, 'semantic index cells trained');
+      }
     },
     { connection: createRedis(config.redis, 'patient', 'worker-ingest'), prefix: bullPrefix, concurrency: INGEST_CONCURRENCY },
   );
