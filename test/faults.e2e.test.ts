@@ -34,8 +34,11 @@ function expectSeamless(seen: ReceivedEvent[], full: ReceivedEvent[]) {
   expect(ids).toEqual(full.map((e) => e.id));
   expect(seen.filter((e) => e.type === 'done')).toHaveLength(1);
   expect(seen.at(-1)!.type).toBe('done');
+  // The answering iteration's tokens spell the answer (an inject makes the loop answer again, in a later iteration).
   const answer = ofType(seen, 'answer')[0];
-  if (answer) expect(ofType(seen, 'token').map((e) => e.data.text).join('')).toBe(answer.data.content);
+  const tokens = ofType(seen, 'token');
+  const last = Math.max(...tokens.map((e) => e.data.iteration));
+  if (answer) expect(tokens.filter((e) => e.data.iteration === last).map((e) => e.data.text).join('')).toBe(answer.data.content);
 }
 
 const toolExecutions = (stack: Stack, runId: string) =>
@@ -47,13 +50,15 @@ const within = (ms: number) => {
 };
 
 /** Streams "What is 12*7?" and, at its first answer token, sets off `fault` without holding up the stream. */
-async function runWithFault<T>(url: string, key: string, fault: () => Promise<T>): Promise<{ result: StreamResult; fault: T }> {
+async function runWithFault<T>(url: string, key: string, fault: (run: { run_id: string; conversation_id: string }) => Promise<T>): Promise<{ result: StreamResult; fault: T }> {
   let pending: Promise<T> | undefined;
+  let run = { run_id: '', conversation_id: '' };
   const result = await stream(`${url}/api/react`, {
     token: key,
     body: { q: 'What is 12*7?' },
     onEvent: (e) => {
-      if (e.type === 'token' && !pending) pending = fault();
+      if (e.type === 'run') run = e.data;
+      if (e.type === 'token' && !pending) pending = fault(run);
     },
   });
   return { result, fault: await pending! };
@@ -116,6 +121,39 @@ describe('fault tests', () => {
       expectSeamless(result.events, await replay(stack, stack.url, key, runId));
       expect(ofType(result.events, 'status').map((e) => e.data.status)).toEqual(['running', 'resumed']);
       expect(ofType(result.events, 'answer')[0]!.data.content).toContain('84');
+      expect(toolExecutions(stack, runId)).toBe(1);
+      expect(await stack.knex('runs').where({ id: runId }).first()).toMatchObject({ status: 'succeeded', crashes: 0 });
+    } finally {
+      await stack.stop();
+    }
+  });
+
+  it('2b. SIGTERM the worker mid-run: the loop hands the run back at its next breakpoint, well before the hard stop', async () => {
+    const stack = await startStack({ env: { ...FAST_RECOVERY, LOCAL_MODEL_TOKEN_DELAY_MS: '200' } });
+    try {
+      const { key } = await stack.user();
+      const [workerA] = stack.workers;
+      // An inject during the answer makes the loop go round once more: that next iteration's breakpoint is where it stops.
+      const { result, fault } = await runWithFault(stack.url, key, async ({ conversation_id: conversationId }) => {
+        const inject = await fetch(`${stack.url}/api/chat/inject`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ conversation_id: conversationId, content: 'and say goodbye' }),
+        });
+        const elapsed = within(25_000);
+        const [code] = await Promise.all([workerA!.stop('SIGTERM'), stack.startWorker()]);
+        return { inject: inject.status, code, ms: elapsed() };
+      });
+      expect(fault.inject).toBe(200);
+      expect(fault.code).toBe(0);
+      // The hard stop would come 20 s after SIGTERM; the breakpoint came first.
+      expect(fault.ms).toBeLessThan(15_000);
+      expect(workerA!.output.join('')).toContain('"reason":"shutdown","msg":"run handed back to the queue"');
+      const runId = runIdOf(result);
+      expectSeamless(result.events, await replay(stack, stack.url, key, runId));
+      expect(ofType(result.events, 'status').map((e) => e.data.status)).toEqual(['running', 'resumed']);
+      expect(ofType(result.events, 'injected').map((e) => e.data.content)).toEqual(['and say goodbye']);
+      expect(ofType(result.events, 'answer')[0]!.data.content).toContain('"and say goodbye"');
       expect(toolExecutions(stack, runId)).toBe(1);
       expect(await stack.knex('runs').where({ id: runId }).first()).toMatchObject({ status: 'succeeded', crashes: 0 });
     } finally {
