@@ -1,8 +1,4 @@
 import autocannon from 'autocannon';
-import { createRedis } from '../src/redis/connection.js';
-import { createLogger } from '../src/logger.js';
-import { buildIdentityServices } from '../src/services.js';
-import { createUser } from '../src/auth/users.js';
 import { benchEnvironment, spawnProcess, stop } from './support.js';
 
 /**
@@ -26,11 +22,8 @@ async function load(path: string, token?: string) {
 
 export async function run() {
   const bench = await benchEnvironment('auth');
-  const redis = createRedis(bench.config.redis, 'patient', 'bench');
-  const services = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
-  const user = await createUser(services.models, { email: 'bench@example.test', password: 'bench-password' });
-  const { key } = await services.apiKeys.create(user.id, { name: 'bench' });
-  const { token: jwt } = await services.jwt.sign(user.id);
+  const { user, key } = await bench.user('bench@example.test');
+  const { token: jwt } = await bench.identity.jwt.sign(user.id);
   const web = await spawnProcess('../src/server.js', { ...bench.env, PORT: String(PORT) }, /web listening/);
   try {
     await load('/healthz'); // warm-up (JIT, connection pool, key cache)
@@ -54,7 +47,6 @@ export async function run() {
     console.log(`API-key verify / healthz = ${(ratio * 100).toFixed(1)}% (target ≥ 80%)`);
   } finally {
     await stop(web);
-    redis.disconnect();
     await bench.drop();
   }
 }

@@ -1,10 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { createParser } from 'eventsource-parser';
-import { createRedis } from '../src/redis/connection.js';
-import { createLogger } from '../src/logger.js';
-import { buildIdentityServices } from '../src/services.js';
-import { createUser } from '../src/auth/users.js';
-import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
 import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
 
 /**
@@ -70,10 +65,7 @@ export async function run() {
     JOB_LOCK_MS: String(JOB_LOCK_MS),
     JOB_STALLED_INTERVAL_MS: String(STALLED_INTERVAL_MS),
   };
-  const redis = createRedis(bench.config.redis, 'patient', 'bench');
-  const identity = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
-  const user = await createUser(identity.models, { email: 'recovery@example.test', password: 'bench-password' });
-  const { key } = await identity.apiKeys.create(user.id, { name: 'bench' });
+  const { key } = await bench.user('recovery@example.test');
   const url = `http://127.0.0.1:${PORT}`;
   const web = await spawnProcess('../src/server.js', env, /web listening/);
   let workers: Worker[] = await Promise.all([startWorker(env), startWorker(env)]);
@@ -113,8 +105,6 @@ export async function run() {
     console.log(`events duplicated: ${duplicated}; events missing: ${missing}; runs whose tokens did not spell the answer: ${garbled} (target: all 0)`);
   } finally {
     await Promise.all([stop(web), ...workers.map((w) => stop(w.child))]);
-    await deleteKeysWithPrefix(redis, bench.config.redis.keyPrefix);
-    redis.disconnect();
     await bench.drop();
   }
 }

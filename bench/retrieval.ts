@@ -1,8 +1,3 @@
-import { createRedis } from '../src/redis/connection.js';
-import { createLogger } from '../src/logger.js';
-import { buildIdentityServices } from '../src/services.js';
-import { createUser } from '../src/auth/users.js';
-import { deleteKeysWithPrefix, redisKeys } from '../src/shared/redis-keys.js';
 import { INGEST_QUEUE } from '../src/shared/jobs.js';
 import { retrieve } from '../src/knowledge/retrieval.js';
 import { Queue } from 'bullmq';
@@ -45,10 +40,7 @@ const paragraph = () => Array.from({ length: WORDS_PER_PARAGRAPH }, word).join('
 export async function run() {
   const bench = await benchEnvironment('retrieval');
   const env = { ...bench.env, PORT: String(PORT), LOG_LEVEL: 'info', BODY_LIMIT_BYTES: String(4 * 1024 * 1024) };
-  const redis = createRedis(bench.config.redis, 'patient', 'bench');
-  const identity = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
-  const user = await createUser(identity.models, { email: 'retrieval@example.test', password: 'bench-password' });
-  const { key } = await identity.apiKeys.create(user.id, { name: 'bench' });
+  const { key } = await bench.user('retrieval@example.test');
   const url = `http://127.0.0.1:${PORT}`;
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -73,7 +65,7 @@ export async function run() {
     }
     const seconds = (performance.now() - started) / 1000;
     // Index cells are trained by the ingestion jobs themselves: wait until the last job is done.
-    const ingestQueue = new Queue(INGEST_QUEUE, { connection: redis, prefix: redisKeys(bench.config.redis.keyPrefix).bullPrefix });
+    const ingestQueue = new Queue(INGEST_QUEUE, { connection: bench.redis, prefix: bench.identity.keys.bullPrefix });
     while (Object.values(await ingestQueue.getJobCounts('active', 'waiting', 'delayed')).some((n) => n > 0)) await new Promise((resolve) => setTimeout(resolve, 250));
     const totalSeconds = (performance.now() - started) / 1000;
     const trained = await bench.knex('knowledge_bases').select('ann_trained_chunks').where({ id: kb.id }).first();
@@ -118,8 +110,6 @@ export async function run() {
     console.log('targets: keyword p50 ≤ 20 ms, hybrid p50 ≤ 50 ms');
   } finally {
     await Promise.all([stop(web), stop(worker)]);
-    await deleteKeysWithPrefix(redis, bench.config.redis.keyPrefix);
-    redis.disconnect();
     await bench.drop();
   }
 }

@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
 import { readFileSync } from 'node:fs';
-import { createRedis } from '../src/redis/connection.js';
 import { createLogger } from '../src/logger.js';
-import { buildIdentityServices } from '../src/services.js';
-import { createUser } from '../src/auth/users.js';
-import { deleteKeysWithPrefix, redisKeys } from '../src/shared/redis-keys.js';
 import { EventPublisher, type EventPosition } from '../src/shared/publisher.js';
 import { WorkerLifecycle } from '../workers/run-control.js';
 import type { EventData, EventType } from '../src/shared/events.js';
@@ -63,16 +59,14 @@ function summary(label: string, samples: Timing[]) {
 export async function run() {
   const bench = await benchEnvironment('runs');
   const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
-  const redis = createRedis(bench.config.redis, 'patient', 'bench');
-  const identity = buildIdentityServices({ config: bench.config, knex: bench.knex, redis, logger: createLogger('silent', 'bench') });
-  const user = await createUser(identity.models, { email: 'bench@example.test', password: 'bench-password' });
-  const { key } = await identity.apiKeys.create(user.id, { name: 'bench' });
+  const { redis, identity } = bench;
+  const { user, key } = await bench.user('bench@example.test');
   const url = `http://127.0.0.1:${PORT}`;
   const web = await spawnProcess('../src/server.js', env, /web listening/);
   const worker = await spawnProcess('../workers/main.js', env, /worker ready/);
   try {
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
-    const keys = redisKeys(bench.config.redis.keyPrefix);
+    const { keys } = identity;
     const publisher = new TimingPublisher(redis, keys);
     const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0), maxCrashes: 3, searchKnowledge: async () => [] });
     const lifecycle = new WorkerLifecycle();
@@ -138,8 +132,6 @@ export async function run() {
     for (const c of controllers) c.abort();
   } finally {
     await Promise.all([stop(web), stop(worker)]);
-    await deleteKeysWithPrefix(redis, bench.config.redis.keyPrefix);
-    redis.disconnect();
     await bench.drop();
   }
 }

@@ -4,8 +4,13 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadConfig, type Config } from '../src/config.js';
 import { createKnex, migrateLatest } from '../src/db/knex.js';
+import { createRedis } from '../src/redis/connection.js';
+import { createLogger } from '../src/logger.js';
+import { buildIdentityServices } from '../src/services.js';
+import { createUser } from '../src/auth/users.js';
+import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
 
-/** A throwaway database and key prefix for one benchmark run, plus the env that points processes at them. */
+/** A throwaway database and key prefix for one benchmark run, the env that points processes at them, and clients on both. */
 export async function benchEnvironment(name: string) {
   const id = `${name}_${Date.now().toString(36)}_${randomBytes(2).toString('hex')}`;
   const base = loadConfig();
@@ -29,11 +34,23 @@ export async function benchEnvironment(name: string) {
   const config: Config = loadConfig({ ...env, REDIS_URL: base.redis.url });
   const knex = createKnex(config.databaseUrl, { poolMax: 4 });
   await migrateLatest(knex);
+  const redis = createRedis(config.redis, 'patient', 'bench');
+  const identity = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'bench') });
   return {
     env,
     config,
     knex,
+    redis,
+    identity,
+    /** A user with a full-access API key, to call the API as. */
+    async user(email: string) {
+      const user = await createUser(identity.models, { email, password: 'bench-password' });
+      const { key } = await identity.apiKeys.create(user.id, { name: 'bench' });
+      return { user, key };
+    },
     async drop() {
+      await deleteKeysWithPrefix(redis, config.redis.keyPrefix);
+      redis.disconnect();
       await knex.destroy();
       await admin(`drop database if exists "ap_bench_${id}" with (force)`);
     },

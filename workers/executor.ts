@@ -4,9 +4,10 @@ import type { Logger } from '../src/logger.js';
 import type { Models, Run, RunStatus } from '../src/db/models.js';
 import { isDependencyOutage } from '../src/http/outage.js';
 import { DEFAULT_TOOLS } from '../src/shared/tools.js';
+import { emptyUsage } from '../src/shared/events.js';
 import { ACTIVE_MARKER_TTL_SECONDS } from '../src/shared/redis-keys.js';
 import { MAIN_SCOPE, RunContext, RunFailure, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
-import { CheckpointWriter, readCheckpoint, Superseded } from './checkpoint.js';
+import { CheckpointWriter, readCheckpoint, Superseded, type Checkpoint } from './checkpoint.js';
 import { HandBack, RunCancelled, type RunControl } from './run-control.js';
 import { toolsFor } from './tools/registry.js';
 import type { ChatMessage, ModelProvider } from './models/types.js';
@@ -49,14 +50,14 @@ export class RunExecutor {
       ctx.heartbeat().then(({ cancelled }) => cancelled && cancel.abort(new RunCancelled()), () => {});
     }, HEARTBEAT_MS);
     try {
-      const ending = await this.runLoop(ctx, run, agent, checkpoint !== undefined);
+      const ending = await this.runLoop(ctx, run, agent, checkpoint);
       return await this.conclude(ctx, ending, started);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async runLoop(ctx: RunContext, run: Run, agent: AgentSettings, hasCheckpoint: boolean): Promise<Ending> {
+  private async runLoop(ctx: RunContext, run: Run, agent: AgentSettings, checkpoint: Checkpoint | undefined): Promise<Ending> {
     try {
       const [cancelPending, history] = await Promise.all([
         this.deps.redis.takeRun(this.deps.keys.runSequence(run.id), this.deps.keys.runCancel(run.id), String(run.attempt)),
@@ -65,7 +66,7 @@ export class RunExecutor {
       if (cancelPending) return new RunCancelled();
       if (run.attempt > 1) {
         // `status: running` was event 1 of the first attempt; the checkpoint knows the rest.
-        if (!hasCheckpoint) ctx.setScope(MAIN_SCOPE, 1);
+        if (!checkpoint) ctx.setScope(MAIN_SCOPE, 1);
         await ctx.announce('status', { status: 'resumed' });
       } else {
         await ctx.publish('status', { status: 'running' });
@@ -73,7 +74,7 @@ export class RunExecutor {
       if (run.crashes > this.deps.maxCrashes) {
         return new RunFailure('worker_crashed', `The run's worker stopped unexpectedly ${run.crashes} times`, true);
       }
-      const loop = readCheckpoint(run.checkpoint)?.loop;
+      const loop = checkpoint?.loop;
       return run.mode === 'dag'
         ? await runDag(ctx, history, loop?.kind === 'dag' ? loop : undefined)
         : await runReact(ctx, history, loop?.kind === 'react' ? loop : undefined);
@@ -157,7 +158,7 @@ export class RunExecutor {
     if (!run?.isFinal) return;
     const owner = String(run.attempt);
     const { publisher } = this.deps;
-    const usage = { prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, total_tokens: 0, ...run.usage };
+    const usage = { ...emptyUsage(), ...run.usage };
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
     if (run.status === 'succeeded') {
       const answer = await this.deps.models.Message.query().findOne({ run_id: run.id, role: 'assistant' });

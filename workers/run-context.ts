@@ -41,6 +41,8 @@ export class RunContext {
   private readonly seqs: Record<string, number>;
   private readonly absorbed: Set<string>;
   private readonly inflight: Promise<unknown>[] = [];
+  /** The Redis keys this run's breakpoints and end touch. */
+  private readonly k: { active: string; injects: string; cancel: string; userRuns: string };
 
   constructor(
     readonly run: Run,
@@ -55,6 +57,13 @@ export class RunContext {
     this.usage = { ...(resumeFrom?.usage ?? emptyUsage()) };
     this.seqs = { ...(resumeFrom?.seqs ?? {}) };
     this.absorbed = new Set(resumeFrom?.absorbed ?? []);
+    const { keys } = deps;
+    this.k = {
+      active: keys.conversationActive(run.conversation_id),
+      injects: keys.conversationInjects(run.conversation_id),
+      cancel: keys.runCancel(run.id),
+      userRuns: keys.userActiveRuns(run.user_id),
+    };
   }
 
   get signal(): AbortSignal {
@@ -119,19 +128,9 @@ export class RunContext {
     return this.checkpoints.save({ version: 1, loop, usage: this.usage, seqs: this.seqs, absorbed: [...this.absorbed] });
   }
 
-  private redisKeysOfRun() {
-    const { keys } = this.deps;
-    return {
-      active: keys.conversationActive(this.run.conversation_id),
-      injects: keys.conversationInjects(this.run.conversation_id),
-      cancel: keys.runCancel(this.run.id),
-      userRuns: keys.userActiveRuns(this.run.user_id),
-    };
-  }
-
   /** Keeps the run's hold alive; true when a cancel is pending. Also what the executor's heartbeat calls. */
   async heartbeat(): Promise<{ cancelled: boolean; waiting: InjectPayload[] }> {
-    const k = this.redisKeysOfRun();
+    const { k } = this;
     const [cancel, ...items] = await this.deps.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, this.run.id, ACTIVE_MARKER_TTL_SECONDS);
     return { cancelled: cancel === 1, waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
   }
@@ -147,7 +146,7 @@ export class RunContext {
     if (cancelled) throw new RunCancelled();
     const fresh = await this.publishInjected(waiting, iteration);
     if (fresh.length > 0) await this.checkpoint(absorb(fresh));
-    if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(this.redisKeysOfRun().injects, waiting.length);
+    if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(this.k.injects, waiting.length);
   }
 
   private async publishInjected(waiting: InjectPayload[], iteration: number): Promise<ChatMessage[]> {
@@ -167,7 +166,7 @@ export class RunContext {
    */
   async tryFinish(): Promise<boolean> {
     await this.flush();
-    const k = this.redisKeysOfRun();
+    const { k } = this;
     const result = await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 1);
     if (result === 2) throw new RunCancelled();
     return result === 1;
@@ -177,7 +176,7 @@ export class RunContext {
   async release(iteration: number): Promise<void> {
     // Whatever was still streaming is moot now; a failed send there must not stop the release.
     await this.flush().catch(() => {});
-    const k = this.redisKeysOfRun();
+    const { k } = this;
     for (;;) {
       const { waiting } = await this.heartbeat();
       await this.publishInjected(waiting, iteration);

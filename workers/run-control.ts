@@ -29,10 +29,6 @@ export class WorkerLifecycle {
   private isDraining = false;
   private readonly hardStop = new AbortController();
 
-  get draining(): boolean {
-    return this.isDraining;
-  }
-
   drain(): void {
     this.isDraining = true;
   }

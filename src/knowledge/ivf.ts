@@ -91,7 +91,16 @@ async function assignCells(trx: Knex.Transaction, knowledgeBaseId: string, centr
 }
 
 /** Trains the knowledge base's cells when it has grown past the threshold (or doubled since); true when it did. */
+const isDue = (kb: { total_chunks: number; ann_trained_chunks: number } | undefined, settings: AnnSettings) =>
+  kb !== undefined && kb.total_chunks >= settings.minChunks && kb.total_chunks >= 2 * kb.ann_trained_chunks;
+
+const countsOf = (knex: Knex | Knex.Transaction, knowledgeBaseId: string) =>
+  knex('knowledge_bases').select('total_chunks', 'ann_trained_chunks').where({ id: knowledgeBaseId }).first();
+
 export async function trainIfDue(knex: Knex, knowledgeBaseId: string, settings: AnnSettings): Promise<boolean> {
+  // Checked without the lock first: after almost every ingestion nothing is due, and taking the
+  // exclusive lock would wait for (and hold up) the knowledge base's other ingestions.
+  if (!isDue(await countsOf(knex, knowledgeBaseId), settings)) return false;
   const trained = await train(knex, knowledgeBaseId, settings);
   // Every chunk row was rewritten: reclaim the old versions now, or every scan reads them too.
   if (trained) await knex.raw('vacuum (analyze) kb_chunks');
@@ -101,8 +110,8 @@ export async function trainIfDue(knex: Knex, knowledgeBaseId: string, settings: 
 async function train(knex: Knex, knowledgeBaseId: string, settings: AnnSettings): Promise<boolean> {
   return knex.transaction(async (trx) => {
     await lockCells(trx, knowledgeBaseId, 'exclusive');
-    const kb = await trx('knowledge_bases').select('total_chunks', 'ann_trained_chunks').where({ id: knowledgeBaseId }).first();
-    if (!kb || kb.total_chunks < settings.minChunks || kb.total_chunks < 2 * kb.ann_trained_chunks) return false;
+    const kb = await countsOf(trx, knowledgeBaseId);
+    if (!isDue(kb, settings)) return false;
     const rows: { embedding: string }[] = await trx('kb_chunks').select(trx.raw('embedding::text as embedding')).where({ knowledge_base_id: knowledgeBaseId }).orderByRaw('random()').limit(SAMPLE);
     const samples = rows.map((row) => parseCube(row.embedding)).filter((v) => v.some((x) => x !== 0));
     if (samples.length === 0) return false;

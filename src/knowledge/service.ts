@@ -80,22 +80,22 @@ export class KnowledgeService {
     return await this.models.KnowledgeBase.query().insertAndFetch({ ...fields, user_id: userId });
   }
 
-  async update(userId: string, id: string, fields: Partial<KnowledgeBaseFields>): Promise<KnowledgeBase> {
-    const kb = await this.own(userId, id);
-    return kb.$query().patchAndFetch({ ...fields, updated_at: new Date() });
+  /** Changes a knowledge base the caller has already loaded with `own`. */
+  async update(kb: KnowledgeBase, fields: Partial<KnowledgeBaseFields>): Promise<KnowledgeBase> {
+    return await kb.$query().patchAndFetch({ ...fields, updated_at: new Date() });
   }
 
   async remove(userId: string, id: string): Promise<void> {
-    await this.own(userId, id);
-    await this.models.KnowledgeBase.query().deleteById(id);
+    const deleted = await this.models.KnowledgeBase.query().delete().where({ id, user_id: userId });
+    if (!deleted) throw new NotFoundError('Knowledge base not found');
   }
 
   /**
-   * Stores the document and queues its ingestion; the same content uploaded again to the same
-   * knowledge base returns the existing document instead of indexing it twice.
+   * Stores the document and queues its ingestion (the caller has loaded the knowledge base with
+   * `own`); the same content uploaded again returns the existing document instead of indexing it twice.
    */
-  async addDocument(userId: string, knowledgeBaseId: string, upload: Upload): Promise<{ document: KbDocument; created: boolean }> {
-    await this.own(userId, knowledgeBaseId);
+  async addDocument(kb: KnowledgeBase, upload: Upload): Promise<{ document: KbDocument; created: boolean }> {
+    const knowledgeBaseId = kb.id;
     const contentType = contentTypeOf(upload.name);
     const hash = createHash('sha256').update(upload.bytes).digest('hex');
     const id = randomUUID();

@@ -34,9 +34,10 @@ export function kbDocumentRoutes({ authenticator, knowledge, config }: Services)
 
   router.post('/', write, async (ctx) => {
     const { id } = validateParams(ctx, KbPath);
-    await knowledge.own(userId(ctx.state), id);
+    // Ownership first: an unknown knowledge base answers 404 before the body is read.
+    const kb = await knowledge.own(userId(ctx.state), id);
     const upload = await readUpload(ctx, config.kbDocumentMaxBytes);
-    const { document, created } = await knowledge.addDocument(userId(ctx.state), id, upload);
+    const { document, created } = await knowledge.addDocument(kb, upload);
     ctx.status = created ? 202 : 200;
     ctx.body = document.toPublic();
   });

@@ -79,7 +79,7 @@ export function knowledgeBaseRoutes({ authenticator, models, knowledge }: Servic
     const body = validateBody(ctx, UpdateBody);
     const current = await knowledge.own(userId(ctx.state), id);
     assertOverlap(body.chunk_size ?? current.chunk_size, body.chunk_overlap ?? current.chunk_overlap);
-    ctx.body = (await knowledge.update(userId(ctx.state), id, body)).toPublic();
+    ctx.body = (await knowledge.update(current, body)).toPublic();
   });
 
   router.delete('/:id', write, async (ctx) => {

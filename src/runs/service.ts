@@ -39,7 +39,6 @@ export class RunService {
     const existing = request.conversationId ? await this.ownConversation(userId, request.conversationId) : undefined;
     const conversationId = existing?.id ?? randomUUID();
     const runId = randomUUID();
-    const activeKey = this.keys.conversationActive(conversationId);
     const announced = { run_id: runId, conversation_id: conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
     const claim = await this.publisher.claimAndAnnounce(userId, announced, this.limits.perUser);
     if (claim === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
