@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { LOCAL_MODEL, type ModelFamilies } from './shared/model-settings.js';
 
 /** The only module that reads the environment. Everything else receives a Config. */
 
@@ -15,6 +16,20 @@ const url = (protocols: string[]) =>
     v.check((s) => protocols.some((p) => s.startsWith(`${p}://`)), `must start with ${protocols.join(':// or ')}://`),
   );
 
+/** A case-insensitive regular expression over model names. */
+const pattern = v.pipe(
+  v.string(),
+  v.check((s) => {
+    try {
+      new RegExp(s, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be a valid regular expression'),
+  v.transform((s) => new RegExp(s, 'i')),
+);
+
 const EnvSchema = v.object({
   NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
   PORT: v.optional(intFrom(0, 65535), '3000'),
@@ -29,6 +44,12 @@ const EnvSchema = v.object({
   GATEWAY_API_KEY: v.optional(v.string()),
   GATEWAY_MODEL: v.optional(v.string()),
   GATEWAY_FALLBACK_MODEL: v.optional(v.string()),
+  GATEWAY_MAX_RETRIES: v.optional(intFrom(0, 10), '3'),
+  GATEWAY_RETRY_BASE_MS: v.optional(intFrom(1, 60_000), '500'),
+  GATEWAY_RETRY_MAX_DELAY_MS: v.optional(intFrom(1, 600_000), '30000'),
+  GATEWAY_IDLE_TIMEOUT_MS: v.optional(intFrom(100, 3_600_000), '300000'),
+  GATEWAY_DEEP_RESEARCH_MODELS: v.optional(pattern, 'deep-research'),
+  GATEWAY_MINIMAL_EFFORT_MODELS: v.optional(pattern, '^gpt-5'),
   WORKER_CONCURRENCY: v.optional(intFrom(1, 10_000), '50'),
   LOCAL_MODEL_TOKEN_DELAY_MS: v.optional(intFrom(0, 60_000), '15'),
   ADMIN_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address'))),
@@ -48,6 +69,22 @@ const EnvSchema = v.object({
 
 export type Env = Record<string, string | undefined>;
 
+export interface GatewayConfig {
+  url?: string;
+  apiKey?: string;
+  model?: string;
+  fallbackModel?: string;
+  /** Retries after the first attempt for 429, 500 and 503 (and unreachable or silent gateways). */
+  maxRetries: number;
+  /** The first backoff; it doubles per retry, with jitter. */
+  retryBaseMs: number;
+  /** The longest single wait, Retry-After included; a gateway asking for more is not retried. */
+  retryMaxDelayMs: number;
+  /** Longest silence allowed before the response starts and between its chunks (not a total: reasoning runs are long). */
+  idleTimeoutMs: number;
+  families: ModelFamilies;
+}
+
 export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
@@ -58,7 +95,9 @@ export interface Config {
   model: {
     provider: 'local' | 'gateway';
     localTokenDelayMs: number;
-    gateway: { url?: string; apiKey?: string; model?: string; fallbackModel?: string };
+    /** The model of runs without an agent, and of new agents that name none. */
+    defaultModel: string;
+    gateway: GatewayConfig;
   };
   workerConcurrency: number;
   admin?: { email: string; password: string };
@@ -106,8 +145,9 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push(`${name} is not set: using a development-only value. Set it before exposing this service.`);
     return devValue;
   };
-  if (e.MODEL_PROVIDER === 'gateway' && !e.GATEWAY_URL) {
-    throw new ConfigError('Invalid configuration: GATEWAY_URL is required when MODEL_PROVIDER=gateway');
+  if (e.GATEWAY_URL && !e.GATEWAY_API_KEY) throw new ConfigError('Invalid configuration: GATEWAY_API_KEY is required when GATEWAY_URL is set');
+  for (const name of ['GATEWAY_URL', 'GATEWAY_MODEL'] as const) {
+    if (e.MODEL_PROVIDER === 'gateway' && !e[name]) throw new ConfigError(`Invalid configuration: ${name} is required when MODEL_PROVIDER=gateway`);
   }
   if (Boolean(e.ADMIN_EMAIL) !== Boolean(e.ADMIN_PASSWORD)) {
     throw new ConfigError('Invalid configuration: ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
@@ -132,11 +172,17 @@ export function loadConfig(env: Env = process.env): Config {
     model: {
       provider: e.MODEL_PROVIDER,
       localTokenDelayMs: e.LOCAL_MODEL_TOKEN_DELAY_MS,
+      defaultModel: e.MODEL_PROVIDER === 'gateway' ? e.GATEWAY_MODEL! : LOCAL_MODEL,
       gateway: {
         url: e.GATEWAY_URL,
         apiKey: e.GATEWAY_API_KEY,
         model: e.GATEWAY_MODEL,
         fallbackModel: e.GATEWAY_FALLBACK_MODEL,
+        maxRetries: e.GATEWAY_MAX_RETRIES,
+        retryBaseMs: e.GATEWAY_RETRY_BASE_MS,
+        retryMaxDelayMs: e.GATEWAY_RETRY_MAX_DELAY_MS,
+        idleTimeoutMs: e.GATEWAY_IDLE_TIMEOUT_MS,
+        families: { deepResearch: e.GATEWAY_DEEP_RESEARCH_MODELS, minimalEffort: e.GATEWAY_MINIMAL_EFFORT_MODELS },
       },
     },
     workerConcurrency: e.WORKER_CONCURRENCY,

@@ -29,6 +29,10 @@ describe('config', () => {
     [{ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }, 'ENCRYPTION_KEY'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ MODEL_PROVIDER: 'gateway' }, 'GATEWAY_URL'],
+    [{ MODEL_PROVIDER: 'gateway', GATEWAY_URL: 'http://gw', GATEWAY_API_KEY: 'k' }, 'GATEWAY_MODEL'],
+    [{ GATEWAY_URL: 'http://gw' }, 'GATEWAY_API_KEY'],
+    [{ GATEWAY_DEEP_RESEARCH_MODELS: '(' }, 'GATEWAY_DEEP_RESEARCH_MODELS'],
+    [{ GATEWAY_IDLE_TIMEOUT_MS: '5' }, 'GATEWAY_IDLE_TIMEOUT_MS'],
     [{ ADMIN_EMAIL: 'a@b.co' }, 'ADMIN_EMAIL'],
   ])('refuses %j naming %s in one line', (env, name) => {
     let error: unknown;

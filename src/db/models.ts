@@ -1,6 +1,8 @@
 import { Model, type Pojo } from 'objection';
 import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
+import type { ApiFormat, GatewayTool, GenerationSettings, ReasoningEffort } from '../shared/model-settings.js';
+import type { FinishReason } from '../shared/events.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -80,11 +82,26 @@ export class Agent extends Model {
   tools!: string[];
   max_iterations!: number;
   knowledge_base_ids!: string[];
+  api_format!: ApiFormat;
+  reasoning_effort!: ReasoningEffort | null;
+  thinking_budget!: number | null;
+  max_tokens!: number | null;
+  gateway_tools!: GatewayTool[];
   created_at!: Date;
   updated_at!: Date;
 
   static override get jsonAttributes() {
-    return ['tools', 'knowledge_base_ids'];
+    return ['tools', 'knowledge_base_ids', 'gateway_tools'];
+  }
+
+  get generationSettings(): GenerationSettings {
+    return {
+      apiFormat: this.api_format,
+      reasoningEffort: this.reasoning_effort ?? undefined,
+      thinkingBudget: this.thinking_budget ?? undefined,
+      maxTokens: this.max_tokens ?? undefined,
+      gatewayTools: this.gateway_tools,
+    };
   }
 
   toPublic() {
@@ -126,6 +143,7 @@ export class Run extends Model {
   status!: RunStatus;
   query!: string;
   answer!: string | null;
+  finish_reason!: FinishReason | null;
   error!: { code: string; message: string } | null;
   usage!: Record<string, number> | null;
   created_at!: Date;
@@ -155,6 +173,7 @@ export class Run extends Model {
       status: this.status,
       query: this.query,
       answer: this.answer,
+      finish_reason: this.finish_reason,
       error: this.error,
       usage: this.usage,
       created_at: this.created_at.toISOString(),

@@ -5,6 +5,8 @@ import * as v from 'valibot';
 const iteration = v.pipe(v.number(), v.integer(), v.minValue(0));
 const usage = v.object({ prompt_tokens: v.number(), completion_tokens: v.number(), reasoning_tokens: v.number(), total_tokens: v.number() });
 export type Usage = v.InferOutput<typeof usage>;
+export const FINISH_REASONS = ['stop', 'length', 'content_filter'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
 export const emptyUsage = (): Usage => ({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, total_tokens: 0 });
 
 export const eventSchemas = {
@@ -23,7 +25,7 @@ export const eventSchemas = {
   plan: v.object({ nodes: v.array(v.object({ id: v.string(), task: v.string(), depends_on: v.array(v.string()) })) }),
   node: v.object({ node_id: v.string(), status: v.picklist(['started', 'succeeded', 'failed']), output: v.optional(v.string()) }),
   injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
-  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(['stop', 'length', 'content_filter']) }),
+  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS) }),
   error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),
   done: v.object({ status: v.picklist(['succeeded', 'failed', 'cancelled']), usage, duration_ms: v.number() }),
 };

@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+
+/**
+ * How an agent talks to its model (spec: Model gateway endpoints; DESIGN §6). The web tier
+ * validates these when an agent is saved; the workers read them back from the agents row.
+ */
+
+export const LOCAL_MODEL = 'local';
+export const API_FORMATS = ['chat', 'responses', 'native'] as const;
+export type ApiFormat = (typeof API_FORMATS)[number];
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/** The tool entries the gateway itself runs, in the spec's shapes. */
+export const GatewayToolSchema = v.variant('type', [
+  v.strictObject({ type: v.literal('web_search_preview') }),
+  v.strictObject({
+    type: v.literal('mcp'),
+    server_label: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 of [A-Za-z0-9_-]')),
+    server_url: v.pipe(v.string(), v.url(), v.regex(/^https?:\/\//, 'must be an http(s) URL'), v.maxLength(2000)),
+  }),
+]);
+export type GatewayTool = v.InferOutput<typeof GatewayToolSchema>;
+
+/** What a model call needs besides messages and tools; one agent's settings. */
+export interface GenerationSettings {
+  apiFormat: ApiFormat;
+  reasoningEffort?: ReasoningEffort;
+  thinkingBudget?: number;
+  maxTokens?: number;
+  gatewayTools: GatewayTool[];
+}
+
+export interface ModelFamilies {
+  /** Models that must carry a web_search_preview or mcp tool. */
+  deepResearch: RegExp;
+  /** The family that accepts reasoning effort `minimal` (others refuse it). */
+  minimalEffort: RegExp;
+}
+
+export interface SettingsProblem {
+  field: 'model' | 'api_format' | 'reasoning_effort' | 'thinking_budget' | 'gateway_tools';
+  message: string;
+}
+
+/**
+ * The rules that span fields, so an agent the gateway would refuse is refused when it is saved
+ * (422), not when it runs.
+ */
+export function settingsProblems(model: string, settings: GenerationSettings, families: ModelFamilies, gatewayConfigured: boolean): SettingsProblem[] {
+  const problems: SettingsProblem[] = [];
+  if (model === LOCAL_MODEL) return problems;
+  if (!gatewayConfigured) problems.push({ field: 'model', message: `model "${model}" needs the model gateway, and none is configured (GATEWAY_URL); use "${LOCAL_MODEL}"` });
+  const { apiFormat, reasoningEffort, thinkingBudget, gatewayTools } = settings;
+  if (reasoningEffort === 'minimal' && !families.minimalEffort.test(model)) {
+    problems.push({ field: 'reasoning_effort', message: `"minimal" is not accepted by model "${model}"; use low, medium or high` });
+  }
+  if (reasoningEffort && apiFormat === 'native') problems.push({ field: 'reasoning_effort', message: 'the native format takes thinking_budget, not reasoning_effort' });
+  if (thinkingBudget !== undefined && apiFormat !== 'native') problems.push({ field: 'thinking_budget', message: 'thinking_budget applies to the native format only' });
+  if (gatewayTools.length > 0 && apiFormat === 'native') problems.push({ field: 'gateway_tools', message: 'the native format cannot carry web_search_preview or mcp tools' });
+  if (families.deepResearch.test(model) && gatewayTools.length === 0) {
+    problems.push({ field: 'gateway_tools', message: `deep-research model "${model}" needs a web_search_preview or mcp tool` });
+  }
+  return problems;
+}

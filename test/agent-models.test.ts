@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './support/app.js';
+
+/** An agent's model settings are checked when it is saved (422), not when it runs (DESIGN §6). */
+let app: TestApp;
+let bare: TestApp;
+let token: string;
+beforeAll(async () => {
+  // The gateway is never called on save; its address only has to be configured.
+  app = await startTestApp({ env: { GATEWAY_URL: 'http://127.0.0.1:9', GATEWAY_API_KEY: 'unused' } });
+  bare = await startTestApp();
+  ({ token } = await app.signedInUser());
+});
+afterAll(() => Promise.all([app.close(), bare.close()]));
+
+const save = (body: Record<string, unknown>, on = app, as = token) => on.request('POST', '/api/agents', { token: as, body: { name: 'a', ...body } });
+
+describe('agent model settings', () => {
+  it('defaults: the deployment’s model, chat format, no options', async () => {
+    const res = await save({});
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ model: 'local', api_format: 'chat', reasoning_effort: null, thinking_budget: null, max_tokens: null, gateway_tools: [] });
+  });
+
+  it('stores every field it accepts', async () => {
+    const tools = [{ type: 'web_search_preview' }, { type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.test/sse' }];
+    const res = await save({ model: 'o3-deep-research', api_format: 'responses', reasoning_effort: 'medium', max_tokens: 4000, gateway_tools: tools });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ model: 'o3-deep-research', api_format: 'responses', reasoning_effort: 'medium', max_tokens: 4000, gateway_tools: tools });
+    const native = await save({ model: 'gemini-2.5-pro', api_format: 'native', thinking_budget: 1024 });
+    expect(native.body).toMatchObject({ api_format: 'native', thinking_budget: 1024 });
+    expect((await save({ model: 'gpt-5-mini', reasoning_effort: 'minimal' })).status).toBe(201);
+  });
+
+  it.each([
+    ['minimal effort outside its model family', { model: 'gpt-4.1', reasoning_effort: 'minimal' }, 'reasoning_effort'],
+    ['a deep-research model with no gateway tool', { model: 'o3-deep-research', api_format: 'responses' }, 'gateway_tools'],
+    ['reasoning_effort on the native format', { model: 'gemini-2.5-pro', api_format: 'native', reasoning_effort: 'low' }, 'reasoning_effort'],
+    ['thinking_budget on the chat format', { model: 'gpt-4.1', thinking_budget: 100 }, 'thinking_budget'],
+    ['gateway tools on the native format', { model: 'gemini-2.5-pro', api_format: 'native', gateway_tools: [{ type: 'web_search_preview' }] }, 'gateway_tools'],
+    ['an unknown format', { model: 'gpt-4.1', api_format: 'xml' }, 'api_format'],
+    ['an unknown effort', { model: 'gpt-4.1', reasoning_effort: 'extreme' }, 'reasoning_effort'],
+    ['a fractional thinking budget', { model: 'gemini-2.5-pro', api_format: 'native', thinking_budget: 1.5 }, 'thinking_budget'],
+    ['max_tokens of 0', { model: 'gpt-4.1', max_tokens: 0 }, 'max_tokens'],
+    ['max_tokens as text', { model: 'gpt-4.1', max_tokens: '100' }, 'max_tokens'],
+    ['an mcp tool without server_url', { model: 'gpt-4.1', gateway_tools: [{ type: 'mcp', server_label: 'x' }] }, 'gateway_tools'],
+    ['an mcp tool with a non-http URL', { model: 'gpt-4.1', gateway_tools: [{ type: 'mcp', server_label: 'x', server_url: 'ftp://x.test' }] }, 'gateway_tools'],
+    ['an unknown gateway tool', { model: 'gpt-4.1', gateway_tools: [{ type: 'code_interpreter' }] }, 'gateway_tools'],
+    ['gateway tools that are not a list', { model: 'gpt-4.1', gateway_tools: { type: 'web_search_preview' } }, 'gateway_tools'],
+    ['a model name with spaces', { model: 'gpt 4' }, 'model'],
+  ])('%s → 422 at %s', async (_what, body, field) => {
+    const res = await save(body);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc[1])).toContain(field);
+  });
+
+  it('a gateway model where no gateway is configured → 422 naming GATEWAY_URL', async () => {
+    const { token: bareToken, user } = await bare.signedInUser();
+    const res = await save({ model: 'gpt-4.1' }, bare, bareToken);
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'model'], msg: expect.stringContaining('GATEWAY_URL') });
+    expect(await bare.services.models.Agent.query().where({ user_id: user.id }).resultSize()).toBe(0);
+  });
+});
