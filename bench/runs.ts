@@ -68,7 +68,7 @@ export async function run() {
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const { keys } = identity;
     const publisher = new TimingPublisher(redis, keys);
-    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0), maxCrashes: 3, searchKnowledge: async () => [] });
+    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0), defaultModel: 'local', maxCrashes: 3, searchKnowledge: async () => [] });
     const lifecycle = new WorkerLifecycle();
     const inProcess: Timing[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {

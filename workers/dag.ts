@@ -1,14 +1,16 @@
-import { RunFailure, nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
+import { nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
+import { RunFailure } from './run-control.js';
 import type { DagState } from './checkpoint.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './models/types.js';
 
 const NODE_STEPS = 4;
 
 /** A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's scope). */
-async function runNode(ctx: RunContext, node: PlanNode, wave: number): Promise<string> {
-  const messages: ChatMessage[] = [{ role: 'user', content: node.task }];
+async function runNode(ctx: RunContext, node: PlanNode, wave: number, outputs: Record<string, string>): Promise<string> {
+  const inputs = node.depends_on.map((id): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: id, content: outputs[id] ?? '' }));
+  const messages: ChatMessage[] = [{ role: 'user', content: node.task }, ...inputs];
   for (let step = 0; step < NODE_STEPS; step++) {
-    const result = await ctx.complete(messages, wave, { silent: true });
+    const result = await ctx.complete(messages, wave, { silent: true, scope: nodeScope(node.id) });
     if (result.toolCalls.length === 0) return result.text;
     messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
     messages.push(...(await ctx.callTools(wave, result.toolCalls, nodeScope(node.id))));
@@ -25,7 +27,7 @@ function validatePlan(nodes: PlanNode[]): void {
 }
 
 async function plan(ctx: RunContext): Promise<DagState> {
-  const nodes = await ctx.model.plan(ctx.run.query, ctx.agent.model, ctx.signal);
+  const nodes = await ctx.plan();
   validatePlan(nodes);
   await ctx.publish('plan', { nodes });
   const state: DagState = { kind: 'dag', plan: nodes, outputs: {}, injected: [], wave: 1 };
@@ -38,7 +40,7 @@ async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Pr
   const scope = nodeScope(node.id);
   await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
   try {
-    const output = await runNode(ctx, node, state.wave);
+    const output = await runNode(ctx, node, state.wave, state.outputs);
     await ctx.publish('node', { node_id: node.id, status: 'succeeded', output }, scope);
     state.outputs[node.id] = output;
     await ctx.checkpoint(state);

@@ -6,9 +6,9 @@ import { isDependencyOutage } from '../src/http/outage.js';
 import { DEFAULT_TOOLS } from '../src/shared/tools.js';
 import { emptyUsage } from '../src/shared/events.js';
 import { ACTIVE_MARKER_TTL_SECONDS } from '../src/shared/redis-keys.js';
-import { MAIN_SCOPE, RunContext, RunFailure, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
+import { MAIN_SCOPE, RunContext, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
 import { CheckpointWriter, readCheckpoint, Superseded, type Checkpoint } from './checkpoint.js';
-import { HandBack, RunCancelled, type RunControl } from './run-control.js';
+import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { toolsFor } from './tools/registry.js';
 import type { ChatMessage, ModelProvider } from './models/types.js';
 import { runReact } from './react.js';
@@ -23,6 +23,8 @@ export interface ExecutorDeps extends RunDeps {
   knex: Knex;
   models: Models;
   modelFor(model: string): ModelProvider;
+  /** The model of runs without an agent (config.model.defaultModel). */
+  defaultModel: string;
   /** Worker deaths a run survives; the next one fails it (a crash loop). */
   maxCrashes: number;
 }
@@ -162,7 +164,7 @@ export class RunExecutor {
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
     if (run.status === 'succeeded') {
       const answer = await this.deps.models.Message.query().findOne({ run_id: run.id, role: 'assistant' });
-      if (answer) await publisher.publish(run.id, 'answer', { message_id: answer.id, content: answer.content, finish_reason: 'stop' }, { scope: END_SCOPE, seq: 1, owner });
+      if (answer) await publisher.publish(run.id, 'answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop' }, { scope: END_SCOPE, seq: 1, owner });
     } else if (run.error) {
       await publisher.publish(run.id, 'error', { ...run.error, retryable: false }, { scope: END_SCOPE, seq: 1, owner });
     }
@@ -174,7 +176,8 @@ export class RunExecutor {
     const knowledgeBaseIds = agent?.knowledge_base_ids ?? [];
     const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
     return {
-      model: agent?.model ?? 'local',
+      model: agent?.model ?? this.deps.defaultModel,
+      settings: agent?.generationSettings ?? { apiFormat: 'chat', gatewayTools: [] },
       instructions: agent?.instructions ?? '',
       maxIterations: agent?.max_iterations ?? 8,
       knowledgeBaseIds,
@@ -201,12 +204,12 @@ export class RunExecutor {
     const messageId = randomUUID();
     const { rowCount } = await this.deps.knex.raw(
       `with final as (
-         update runs set status = 'succeeded', answer = ?, usage = ?::jsonb, finished_at = now()
+         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning conversation_id
        )
        insert into messages (id, conversation_id, run_id, role, content)
        select ?, conversation_id, ?, 'assistant', ? from final`,
-      [outcome.answer, JSON.stringify(ctx.usage), ctx.run.id, ctx.run.attempt, messageId, ctx.run.id, outcome.answer],
+      [outcome.answer, outcome.finishReason, JSON.stringify(ctx.usage), ctx.run.id, ctx.run.attempt, messageId, ctx.run.id, outcome.answer],
     );
     if (rowCount === 0) throw new Superseded();
     await ctx.publish('answer', { message_id: messageId, content: outcome.answer, finish_reason: outcome.finishReason }, END_SCOPE);

@@ -1,4 +1,5 @@
-import { RunFailure, type LoopOutcome, type RunContext } from './run-context.js';
+import type { LoopOutcome, RunContext } from './run-context.js';
+import { RunFailure } from './run-control.js';
 import type { ReactState } from './checkpoint.js';
 import type { ChatMessage } from './models/types.js';
 

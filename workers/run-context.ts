@@ -5,12 +5,14 @@ import { emptyUsage, type EventData, type EventType, type Usage } from '../src/s
 import type { EventPublisher } from '../src/shared/publisher.js';
 import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../src/shared/redis-keys.js';
 import { runTool, type Tool } from './tools/registry.js';
-import type { ChatMessage, ModelProvider, ModelResult, ModelSink, ToolCall } from './models/types.js';
+import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, ToolCall } from './models/types.js';
+import type { GenerationSettings } from '../src/shared/model-settings.js';
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
-import { HandBack, RunCancelled, type RunControl } from './run-control.js';
+import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 
 export interface AgentSettings {
   model: string;
+  settings: GenerationSettings;
   instructions: string;
   maxIterations: number;
   knowledgeBaseIds: string[];
@@ -107,20 +109,27 @@ export class RunContext {
   }
 
   sink(iteration: number, options: { silent?: boolean; scope?: string } = {}): ModelSink {
-    if (options.silent) return { token: async () => {}, thought: async () => {} };
-    return {
-      token: (text) => this.publish('token', { iteration, text }, options.scope),
-      thought: (text) => this.publish('thought', { iteration, text }, options.scope),
-    };
+    const thought = (text: string) => this.publish('thought', { iteration, text }, options.scope);
+    if (options.silent) return { token: async () => {}, thought: async () => {}, notice: thought };
+    return { token: (text) => this.publish('token', { iteration, text }, options.scope), thought, notice: thought };
   }
 
   async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string } = {}): Promise<ModelResult> {
-    const result = await this.model.complete(
-      { model: this.agent.model, messages, tools: options.tools ?? this.tools, signal: this.signal },
-      this.sink(iteration, options),
-    );
-    for (const key of Object.keys(this.usage) as (keyof Usage)[]) this.usage[key] += result.usage[key];
-    return result;
+    const { model, settings } = this.agent;
+    const result = await this.model.complete({ model, settings, messages, tools: options.tools ?? this.tools, signal: this.signal }, this.sink(iteration, options));
+    this.addUsage(result.usage);
+    return requireVisible(result, model, settings.maxTokens);
+  }
+
+  async plan(): Promise<PlanNode[]> {
+    const { model, settings } = this.agent;
+    const { nodes, usage } = await this.model.plan({ model, settings, query: this.run.query, signal: this.signal });
+    this.addUsage(usage);
+    return nodes;
+  }
+
+  private addUsage(usage: Usage): void {
+    for (const key of Object.keys(this.usage) as (keyof Usage)[]) this.usage[key] += usage[key];
   }
 
   async checkpoint(loop: LoopState): Promise<void> {
@@ -191,7 +200,7 @@ export class RunContext {
     for (const call of calls) {
       await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
       this.deps.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id }, 'tool executed');
-      const { output, isError } = await runTool(this.tools, call.name, call.arguments, {
+      const { output, isError } = await runTool(this.tools, call, {
         signal: this.signal,
         now: this.deps.now,
         searchKnowledge: (query, topK) => this.deps.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
@@ -203,14 +212,18 @@ export class RunContext {
   }
 }
 
-export class RunFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable = false,
-  ) {
-    super(message);
+/**
+ * Reasoning tokens count toward max_tokens, so a small limit can leave nothing visible: that is
+ * an error saying so, never an empty success. A filtered answer may be empty (its finish reason says why).
+ */
+function requireVisible(result: ModelResult, model: string, maxTokens: number | undefined): ModelResult {
+  if (result.text.trim() || result.toolCalls.length > 0 || result.finishReason === 'content_filter') return result;
+  const spent = result.usage.reasoning_tokens;
+  if (result.finishReason === 'length' || spent > 0) {
+    const budget = maxTokens ? ` (max_tokens ${maxTokens})` : '';
+    throw new RunFailure('empty_answer', `model "${model}" used its output budget${budget} on ${spent} reasoning tokens and gave no visible answer; raise max_tokens or lower the reasoning effort`);
   }
+  throw new RunFailure('empty_answer', `model "${model}" returned an empty answer`);
 }
 
 export interface LoopOutcome {

@@ -1,4 +1,15 @@
-/** How a running loop is told to stop: a cancel, or the worker shutting down. */
+/** How a running loop is told to stop: a failure, a cancel, or the worker shutting down. */
+
+/** The run ends with an `error` event carrying `code` (a model that does not exist, a loop that would not end, …). */
+export class RunFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}
 
 /** The run was cancelled (POST /api/runs/{id}/cancel): it ends with `done {status: "cancelled"}`. */
 export class RunCancelled extends Error {

@@ -16,6 +16,9 @@ import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
 import { startIngestionWorker } from './knowledge/worker.js';
 import { WorkerLifecycle } from './run-control.js';
 import { LocalModel } from './models/local.js';
+import { GatewayModel } from './models/gateway/provider.js';
+import { UnconfiguredGateway } from './models/gateway/unconfigured.js';
+import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import type { ModelProvider } from './models/types.js';
 
 export interface RunningWorkers {
@@ -32,9 +35,12 @@ const HARD_STOP_MARGIN_MS = 5000;
  */
 const BULLMQ_MAX_STALLED = 1000;
 
-function modelProviders(config: Config): (model: string) => ModelProvider {
+/** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
+function modelProviders(config: Config, logger: Logger): (model: string) => ModelProvider {
   const local = new LocalModel(config.model.localTokenDelayMs);
-  return () => local;
+  const { gateway } = config.model;
+  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey }, logger) : new UnconfiguredGateway();
+  return (model) => (model === LOCAL_MODEL ? local : remote);
 }
 
 /** Connects, checks Redis, and starts the BullMQ run worker. */
@@ -52,7 +58,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
     publisher: new EventPublisher(redis, keys),
     logger,
     now: () => new Date(),
-    modelFor: modelProviders(config),
+    modelFor: modelProviders(config, logger),
+    defaultModel: config.model.defaultModel,
     maxCrashes: config.runs.maxCrashes,
     searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
   });

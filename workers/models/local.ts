@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findExpression } from '../tools/calculator.js';
 import type { Usage } from '../../src/shared/events.js';
-import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode } from './types.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest } from './types.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -64,14 +64,15 @@ export class LocalModel implements ModelProvider {
     return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
   }
 
-  async plan(query: string): Promise<PlanNode[]> {
+  async plan({ query }: PlanRequest): Promise<{ nodes: PlanNode[]; usage: Usage }> {
     const parts = query
       .split(/\s+and\s+|;|\?/i)
       .map((part) => part.trim())
       .filter(Boolean);
     const questions = parts.length ? parts : [query.trim()];
     const nodes = questions.map((task, i) => ({ id: `q${i + 1}`, task, depends_on: [] as string[] }));
-    return [...nodes, { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) }];
+    const synthesis = { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) };
+    return { nodes: [...nodes, synthesis], usage: usageOf([{ role: 'user', content: query }], '') };
   }
 
   /** The first expression in the turn's user messages that has no calculator result yet. */

@@ -1,10 +1,13 @@
-import type { Usage } from '../../src/shared/events.js';
+import type { FinishReason, Usage } from '../../src/shared/events.js';
 import type { Tool } from '../tools/registry.js';
+import type { GenerationSettings } from '../../src/shared/model-settings.js';
 
 export interface ToolCall {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /** Set when the model's arguments were not a JSON object: the call answers with this error. */
+  invalidArguments?: string;
 }
 
 export type ChatMessage =
@@ -16,18 +19,24 @@ export type ChatMessage =
 export interface ModelRequest {
   /** The agent's model name (the local model ignores it). */
   model: string;
+  settings: GenerationSettings;
   messages: ChatMessage[];
   tools: Tool[];
   signal: AbortSignal;
 }
 
+/** A plan is asked for with the run's question; the provider knows how to phrase that for its model. */
+export type PlanRequest = Omit<ModelRequest, 'messages' | 'tools'> & { query: string };
+
 /** Where a provider streams what it produces while it produces it. */
 export interface ModelSink {
   token(text: string): Promise<unknown>;
   thought(text: string): Promise<unknown>;
+  /** Something the client should know about the call itself (a fallback model): shown even where the model's stream is not. */
+  notice(text: string): Promise<unknown>;
 }
 
-export type FinishReason = 'stop' | 'length' | 'content_filter';
+export type { FinishReason };
 
 export interface ModelResult {
   text: string;
@@ -46,7 +55,7 @@ export interface PlanNode {
 export interface ModelProvider {
   complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult>;
   /** Splits a query into a DAG of tasks; the last node synthesises the others. */
-  plan(query: string, model: string, signal: AbortSignal): Promise<PlanNode[]>;
+  plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: Usage }>;
 }
 
 export const SYNTHESIS_NODE = 'synthesis';

@@ -1,6 +1,7 @@
 import type { ToolName } from '../../src/shared/tools.js';
 import { evaluate } from './calculator.js';
 import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
+import type { ToolCall } from '../models/types.js';
 
 export interface ToolContext {
   signal: AbortSignal;
@@ -69,11 +70,12 @@ export function toolsFor(names: readonly string[]): Tool[] {
 }
 
 /** Runs a call; failures become an error result the model can read, never a crashed run. */
-export async function runTool(tools: Tool[], name: string, args: Record<string, unknown>, context: ToolContext) {
-  const tool = tools.find((t) => t.name === name);
-  if (!tool) return { output: `unknown tool "${name}"`, isError: true };
+export async function runTool(tools: Tool[], call: ToolCall, context: ToolContext) {
+  const tool = tools.find((t) => t.name === call.name);
+  if (!tool) return { output: `unknown tool "${call.name}"`, isError: true };
+  if (call.invalidArguments !== undefined) return { output: call.invalidArguments, isError: true };
   try {
-    return { output: await tool.run(args, context), isError: false };
+    return { output: await tool.run(call.arguments, context), isError: false };
   } catch (err) {
     if (err instanceof ToolError) return { output: err.message, isError: true };
     throw err;

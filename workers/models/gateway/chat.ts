@@ -1,0 +1,110 @@
+import OpenAI from 'openai';
+import * as v from 'valibot';
+import type { Usage } from '../../../src/shared/events.js';
+import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
+import type { Tool } from '../../tools/registry.js';
+import { sdkClient, type FormatCall } from './transport.js';
+import { GatewayCallError } from './policy.js';
+import { gatewayTranscript, parseChunk, toolCall, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
+
+/** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */
+
+const ChatChunk = v.looseObject({
+  choices: v.optional(
+    v.array(
+      v.looseObject({
+        delta: v.optional(
+          v.looseObject({
+            content: text,
+            // Not OpenAI's own, but what reasoning models behind gateways stream their thinking in.
+            reasoning_content: text,
+            reasoning: text,
+            tool_calls: v.optional(
+              v.nullable(
+                v.array(
+                  v.looseObject({
+                    index: v.number(),
+                    id: text,
+                    function: v.optional(v.looseObject({ name: text, arguments: text })),
+                  }),
+                ),
+              ),
+            ),
+          }),
+        ),
+        finish_reason: text,
+      }),
+    ),
+  ),
+  usage: v.optional(
+    v.nullable(
+      v.looseObject({
+        prompt_tokens: tokens,
+        completion_tokens: tokens,
+        total_tokens: tokens,
+        completion_tokens_details: v.optional(v.nullable(v.looseObject({ reasoning_tokens: tokens }))),
+      }),
+    ),
+  ),
+});
+
+const FINISH: Record<string, FinishReason> = { length: 'length', content_filter: 'content_filter' };
+
+function chatMessages(messages: ChatMessage[]): OpenAI.ChatCompletionMessageParam[] {
+  return gatewayTranscript(messages).map((m): OpenAI.ChatCompletionMessageParam => {
+    if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === 'assistant' && m.toolCalls?.length) {
+      const calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+      return { role: 'assistant', content: m.content || null, tool_calls: calls };
+    }
+    return { role: m.role, content: m.content };
+  });
+}
+
+export const functionTools = (tools: Tool[]): OpenAI.ChatCompletionTool[] =>
+  tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+
+export async function streamChat(call: FormatCall): Promise<ModelResult> {
+  const { model, request, sink } = call;
+  const { settings } = request;
+  const body = {
+    model,
+    messages: chatMessages(request.messages),
+    stream: true as const,
+    stream_options: { include_usage: true },
+    ...(request.tools.length + settings.gatewayTools.length > 0 ? { tools: [...functionTools(request.tools), ...settings.gatewayTools] as OpenAI.ChatCompletionTool[] } : {}),
+    ...(settings.maxTokens ? { max_tokens: settings.maxTokens } : {}),
+    ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
+  };
+  const stream = await sdkClient(call).chat.completions.create(body, { signal: request.signal });
+  let answer = '';
+  let finish: string | undefined;
+  let used: Usage = usage(0, 0, 0);
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  for await (const raw of stream) {
+    const chunk = parseChunk(ChatChunk, raw, 'chat');
+    if (chunk.usage) {
+      const u = chunk.usage;
+      used = usage(u.prompt_tokens, u.completion_tokens, u.completion_tokens_details?.reasoning_tokens, u.total_tokens);
+    }
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const thinking = choice.delta?.reasoning_content ?? choice.delta?.reasoning;
+    if (thinking) await sink.thought(thinking);
+    if (choice.delta?.content) {
+      answer += choice.delta.content;
+      await sink.token(choice.delta.content);
+    }
+    for (const delta of choice.delta?.tool_calls ?? []) {
+      const entry = calls.get(delta.index) ?? { id: '', name: '', args: '' };
+      entry.id ||= delta.id ?? '';
+      entry.name += delta.function?.name ?? '';
+      entry.args += delta.function?.arguments ?? '';
+      calls.set(delta.index, entry);
+    }
+    finish = choice.finish_reason ?? finish;
+  }
+  if (finish === undefined) throw new GatewayCallError('malformed', 'the chat stream ended without a finish_reason');
+  const toolCalls: ToolCall[] = [...calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toolCall(c.id || `call_${index}`, c.name, c.args));
+  return { text: answer, toolCalls, finishReason: FINISH[finish ?? ''] ?? 'stop', usage: used };
+}

@@ -1,0 +1,103 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { GatewayConfig } from '../../../src/config.js';
+import type { Logger } from '../../../src/logger.js';
+import type { ApiFormat } from '../../../src/shared/model-settings.js';
+import { RunFailure } from '../../run-control.js';
+import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
+import { backoffMs, GatewayCallError, judge, type Verdict } from './policy.js';
+import { IdleWatch, toCallError, type FormatClient } from './transport.js';
+import { streamChat } from './chat.js';
+import { streamResponses } from './responses.js';
+import { streamNative } from './native.js';
+import { planMessages, readPlan } from './planner.js';
+
+const FORMATS: Record<ApiFormat, FormatClient> = { chat: streamChat, responses: streamResponses, native: streamNative };
+
+/** A call that ran out of attempts (or was never worth retrying): how the run ends, unless a fallback model takes over. */
+class GaveUp extends Error {
+  constructor(readonly verdict: Verdict) {
+    super(verdict.message);
+  }
+}
+
+/** A sink that remembers whether the client has seen any of the model's output: after that, a retry would repeat it. */
+function watchedSink(sink: ModelSink) {
+  const state = { emitted: false };
+  const tracked: ModelSink = {
+    token: (text) => ((state.emitted = true), sink.token(text)),
+    thought: (text) => ((state.emitted = true), sink.thought(text)),
+    notice: (text) => sink.notice(text),
+  };
+  return { sink: tracked, state };
+}
+
+/**
+ * Models behind the companion gateway (DESIGN §6), in the agent's wire format. 429, 500 and 503
+ * (and a gateway that is unreachable or goes silent) are retried with exponential backoff and
+ * jitter, honouring Retry-After, until the first output reaches the client; 503 that outlasts
+ * the retries moves to GATEWAY_FALLBACK_MODEL; the rest end the run with an `error` event.
+ */
+export class GatewayModel implements ModelProvider {
+  private readonly endpoint: { url: string; apiKey: string; idleTimeoutMs: number };
+
+  constructor(
+    private readonly config: GatewayConfig & { url: string; apiKey: string },
+    private readonly logger: Logger,
+    private readonly random: () => number = Math.random,
+  ) {
+    this.endpoint = { url: config.url.replace(/\/+$/, ''), apiKey: config.apiKey, idleTimeoutMs: config.idleTimeoutMs };
+  }
+
+  async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
+    const fallback = this.config.fallbackModel;
+    try {
+      return await this.withRetries(request.model, request, sink);
+    } catch (err) {
+      if (!(err instanceof GaveUp)) throw err;
+      if (err.verdict.code !== 'gateway_unavailable' || !fallback || fallback === request.model) throw this.failure(err.verdict);
+      await sink.notice(`Model "${request.model}" is unavailable (503 after ${this.config.maxRetries + 1} attempts); continuing with the fallback model "${fallback}".`);
+      this.logger.warn({ model: request.model, fallback }, 'gateway model unavailable; falling back');
+      try {
+        return await this.withRetries(fallback, request, sink);
+      } catch (fallbackErr) {
+        throw fallbackErr instanceof GaveUp ? this.failure(fallbackErr.verdict) : fallbackErr;
+      }
+    }
+  }
+
+  async plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: ModelResult['usage'] }> {
+    const silent: ModelSink = { token: async () => {}, thought: async () => {}, notice: async () => {} };
+    const result = await this.complete({ ...request, messages: planMessages(request.query), tools: [] }, silent);
+    return { nodes: readPlan(result.text, request.query), usage: result.usage };
+  }
+
+  private failure(verdict: Verdict): RunFailure {
+    return new RunFailure(verdict.code, verdict.message, verdict.transient);
+  }
+
+  private async withRetries(model: string, request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
+    const { maxRetries, retryBaseMs, retryMaxDelayMs } = this.config;
+    for (let retry = 0; ; retry++) {
+      const watched = watchedSink(sink);
+      const watch = new IdleWatch(this.endpoint.idleTimeoutMs);
+      try {
+        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, watch, gateway: this.endpoint });
+        if (watch.fired) throw watch.signal.reason;
+        request.signal.throwIfAborted();
+        return result;
+      } catch (err) {
+        request.signal.throwIfAborted();
+        const failure = toCallError(err, watch);
+        if (!(failure instanceof GatewayCallError)) throw failure;
+        const verdict = judge(failure, model);
+        if (!verdict.transient || watched.state.emitted || retry >= maxRetries) throw new GaveUp(verdict);
+        const delay = failure.details.retryAfterMs ?? backoffMs(retry, retryBaseMs, this.random);
+        if (delay > retryMaxDelayMs) throw new GaveUp({ ...verdict, message: `${verdict.message} (asked to retry after ${Math.round(delay)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)` });
+        this.logger.warn({ model, code: verdict.code, retry: retry + 1, delay_ms: Math.round(delay) }, 'gateway call failed; retrying');
+        await sleep(delay, undefined, { signal: request.signal });
+      } finally {
+        watch.stop();
+      }
+    }
+  }
+}

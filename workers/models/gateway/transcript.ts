@@ -1,0 +1,59 @@
+import * as v from 'valibot';
+import { emptyUsage, type Usage } from '../../../src/shared/events.js';
+import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
+import { GatewayCallError } from './policy.js';
+
+/**
+ * What every wire format shares: the transcript as gateways accept it, tool-call arguments,
+ * usage, and chunk validation.
+ */
+
+/**
+ * DAG node outputs travel as tool messages with no call before them, which no gateway format
+ * accepts: they become one user message listing the sub-task results.
+ */
+export function gatewayTranscript(messages: ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let results: string[] = [];
+  const flush = () => {
+    if (results.length > 0) out.push({ role: 'user', content: `Results of the sub-tasks, to answer with:\n\n${results.join('\n\n')}` });
+    results = [];
+  };
+  for (const message of messages) {
+    if (message.role === 'tool' && message.name === NODE_OUTPUT) {
+      results.push(`Sub-task ${message.toolCallId}:\n${message.content}`);
+      continue;
+    }
+    flush();
+    out.push(message);
+  }
+  flush();
+  return out;
+}
+
+/** A model's arguments text as a call; text that is not a JSON object becomes an error the tool answers with. */
+export function toolCall(id: string, name: string, argumentsText: string): ToolCall {
+  try {
+    const parsed: unknown = argumentsText.trim() ? JSON.parse(argumentsText) : {};
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return { id, name, arguments: parsed as Record<string, unknown> };
+  } catch {
+    // reported below
+  }
+  return { id, name, arguments: {}, invalidArguments: `the arguments were not a JSON object: ${argumentsText.slice(0, 200)}` };
+}
+
+export function usage(prompt: number | null | undefined, completion: number | null | undefined, reasoning: number | null | undefined, total?: number | null): Usage {
+  const u = { ...emptyUsage(), prompt_tokens: prompt ?? 0, completion_tokens: completion ?? 0, reasoning_tokens: reasoning ?? 0 };
+  return { ...u, total_tokens: total ?? u.prompt_tokens + u.completion_tokens };
+}
+
+/** Chunk fields gateways may leave out or send as null. */
+export const optionalText = v.optional(v.nullable(v.string()));
+export const optionalCount = v.optional(v.nullable(v.number()));
+
+/** Chunks are validated like any input at the edge: one that does not fit ends the call as malformed. */
+export function parseChunk<S extends v.GenericSchema>(schema: S, chunk: unknown, format: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, chunk);
+  if (result.success) return result.output;
+  throw new GatewayCallError('malformed', `a ${format} chunk did not have the expected shape (${v.summarize(result.issues).slice(0, 200)})`);
+}
