@@ -15,20 +15,20 @@ let gateway: TestGateway;
 let stack: Stack;
 let key: string;
 
+const gatewayEnv = () => ({
+  MODEL_PROVIDER: 'gateway',
+  GATEWAY_URL: gateway.url,
+  GATEWAY_API_KEY: 'gw-test-key',
+  GATEWAY_MODEL: 'default-model',
+  GATEWAY_FALLBACK_MODEL: 'fallback-model',
+  GATEWAY_MAX_RETRIES: String(MAX_RETRIES),
+  GATEWAY_RETRY_BASE_MS: '5',
+  GATEWAY_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
+});
+
 beforeAll(async () => {
   gateway = await TestGateway.start();
-  stack = await startStack({
-    env: {
-      MODEL_PROVIDER: 'gateway',
-      GATEWAY_URL: gateway.url,
-      GATEWAY_API_KEY: 'gw-test-key',
-      GATEWAY_MODEL: 'default-model',
-      GATEWAY_FALLBACK_MODEL: 'fallback-model',
-      GATEWAY_MAX_RETRIES: String(MAX_RETRIES),
-      GATEWAY_RETRY_BASE_MS: '5',
-      GATEWAY_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS),
-    },
-  });
+  stack = await startStack({ env: gatewayEnv() });
   ({ key } = await stack.user());
 });
 afterAll(async () => {
@@ -37,11 +37,11 @@ afterAll(async () => {
 });
 
 /** An agent on a model name of its own, so each test's script is its own. */
-async function agent(fields: Record<string, unknown> = {}) {
+async function agent(fields: Record<string, unknown> = {}, on = { url: stack.url, key }) {
   const model = `model-${uniqueId()}`;
-  const res = await fetch(`${stack.url}/api/agents`, {
+  const res = await fetch(`${on.url}/api/agents`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${on.key}` },
     body: JSON.stringify({ name: 'gw', model, ...fields }),
   });
   expect(res.status).toBe(201);
@@ -356,5 +356,51 @@ describe('DAG on the gateway', () => {
     expect(requests[0]!.body.messages[0].role).toBe('system');
     const synthesis = requests[3]!.body.messages;
     expect(synthesis.at(-1).content).toMatch(/Sub-task a:\n(four|nine)/);
+  });
+});
+
+describe('a gateway run whose worker dies', () => {
+  it('kill -9 mid-answer: after status resumed the interrupted step streams anew; no tool call is repeated', async () => {
+    const faulty = await startStack({ env: { ...gatewayEnv(), JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' } });
+    try {
+      const { key: faultyKey } = await faulty.user();
+      const { id, model } = await agent({}, { url: faulty.url, key: faultyKey });
+      gateway.script(
+        model,
+        { frames: chat.toolCall('call_k', 'calculator', ['{"expression":"12*7"}']) },
+        { frames: chat.text(['Partial ', 'words']).slice(0, 2), stall: true },
+        { frames: chat.text(['The answer', ' is 84.']) },
+      );
+      const [workerA] = faulty.workers;
+      const controller = new AbortController();
+      const first = await stream(`${faulty.url}/api/react`, {
+        token: faultyKey,
+        body: { q: 'What is 12*7?', agent_id: id },
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (e.type === 'token' && !controller.signal.aborted) {
+            workerA!.child.kill('SIGKILL');
+            controller.abort();
+          }
+        },
+      });
+      expect(tokens(first)).toBe('Partial ');
+      await faulty.startWorker();
+      const runId = first.headers.get('x-run-id')!;
+      const rest = await stream(`${faulty.url}/api/runs/${runId}/events`, { method: 'GET', token: faultyKey, headers: { 'Last-Event-ID': first.events.at(-1)!.id } });
+      const seen = [...first.events, ...rest.events];
+      expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+      expect(seen.filter((e) => e.type === 'done')).toHaveLength(1);
+      const resumedAt = seen.findIndex((e) => e.type === 'status' && e.data.status === 'resumed');
+      expect(resumedAt).toBeGreaterThan(0);
+      const after = seen.slice(resumedAt);
+      expect(ofType(after, 'token').map((e) => e.data.text).join('')).toBe('The answer is 84.');
+      expect(answerOf({ ...rest, events: seen })!.content).toBe('The answer is 84.');
+      expect(ofType(seen, 'tool_call')).toHaveLength(1);
+      expect(gateway.requestsFor(model)).toHaveLength(3);
+      expect(await faulty.knex('runs').where({ id: runId }).first()).toMatchObject({ status: 'succeeded', answer: 'The answer is 84.', crashes: 1 });
+    } finally {
+      await faulty.stop();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { isDependencyOutage } from '../src/http/outage.js';
 import { DEFAULT_TOOLS } from '../src/shared/tools.js';
 import { emptyUsage } from '../src/shared/events.js';
 import { ACTIVE_MARKER_TTL_SECONDS } from '../src/shared/redis-keys.js';
-import { MAIN_SCOPE, RunContext, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
+import { END_SCOPE, MAIN_SCOPE, RunContext, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
 import { CheckpointWriter, readCheckpoint, Superseded, type Checkpoint } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { toolsFor } from './tools/registry.js';
@@ -15,8 +15,6 @@ import { runReact } from './react.js';
 import { runDag } from './dag.js';
 
 const HISTORY_LIMIT = 40;
-/** The last events of a run (answer or error, then done) are numbered in their own scope, so they are published once even if a worker dies between writing the final row and publishing them. */
-const END_SCOPE = 'end';
 const HEARTBEAT_MS = (ACTIVE_MARKER_TTL_SECONDS * 1000) / 10;
 
 export interface ExecutorDeps extends RunDeps {

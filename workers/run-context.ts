@@ -29,6 +29,8 @@ export interface RunDeps {
 
 /** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
 export const MAIN_SCOPE = 'run';
+/** The last events of a run (answer or error, then done) are numbered in their own scope, so they are published once even if a worker dies between writing the final row and publishing them. */
+export const END_SCOPE = 'end';
 /** Events allowed in flight before the loop waits for them. */
 const MAX_INFLIGHT = 64;
 export const nodeScope = (nodeId: string) => `node:${nodeId}`;
@@ -82,9 +84,20 @@ export class RunContext {
    * the end — waits for them with `flush`, which also surfaces a failed send.
    */
   publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
-    const seq = (this.seqs[scope] ?? 0) + 1;
-    this.seqs[scope] = seq;
-    return this.track(this.deps.publisher.publish(this.run.id, type, data, { scope, seq, owner: this.owner }));
+    const key = this.scopeKey(scope);
+    const seq = (this.seqs[key] ?? 0) + 1;
+    this.seqs[key] = seq;
+    return this.track(this.deps.publisher.publish(this.run.id, type, data, { scope: key, seq, owner: this.owner }));
+  }
+
+  /**
+   * A deterministic model remakes the interrupted step's events exactly, so a resumed attempt
+   * numbers them as before and the ones already sent are dropped. A gateway model makes the step
+   * anew: matching by number would splice two different answers, so a resumed attempt numbers its
+   * events afresh (after `status: resumed`, the interrupted step starts over for the client).
+   */
+  private scopeKey(scope: string): string {
+    return this.model.deterministic || this.run.attempt <= 1 || scope === END_SCOPE ? scope : `${scope}@${this.run.attempt}`;
   }
 
   /** An event outside the numbering (`status: resumed`): always appended. */
@@ -105,7 +118,7 @@ export class RunContext {
 
   /** Where a scope's numbering stands; a node that re-runs from its start counts from 0 again. */
   setScope(scope: string, seq: number): void {
-    this.seqs[scope] = seq;
+    this.seqs[this.scopeKey(scope)] = seq;
   }
 
   sink(iteration: number, options: { silent?: boolean; scope?: string } = {}): ModelSink {

@@ -40,6 +40,8 @@ function quoteBestChunk(toolOutput: string): string {
  * message is acknowledged by quoting it; node outputs are combined in a DAG synthesis.
  */
 export class LocalModel implements ModelProvider {
+  readonly deterministic = true;
+
   constructor(private readonly tokenDelayMs: number) {}
 
   async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {

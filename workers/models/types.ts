@@ -53,6 +53,8 @@ export interface PlanNode {
 
 /** The one small interface every model provider implements. */
 export interface ModelProvider {
+  /** Whether the same request always streams the same events (the local model); decides how a resumed run re-publishes. */
+  readonly deterministic: boolean;
   complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult>;
   /** Splits a query into a DAG of tasks; the last node synthesises the others. */
   plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: Usage }>;

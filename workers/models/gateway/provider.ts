@@ -38,6 +38,8 @@ function watchedSink(sink: ModelSink) {
  * the retries moves to GATEWAY_FALLBACK_MODEL; the rest end the run with an `error` event.
  */
 export class GatewayModel implements ModelProvider {
+  readonly deterministic = false;
+
   private readonly endpoint: { url: string; apiKey: string; idleTimeoutMs: number };
 
   constructor(

@@ -6,6 +6,8 @@ import type { ModelProvider, ModelRequest } from '../types.js';
  * while one was configured ends with a clear error instead of a crash.
  */
 export class UnconfiguredGateway implements ModelProvider {
+  readonly deterministic = true;
+
   private refuse(model: string): never {
     throw new RunFailure('gateway_not_configured', `model "${model}" runs on the model gateway, and this worker has no GATEWAY_URL`);
   }
