@@ -4,6 +4,7 @@ import type { Logger } from '../src/logger.js';
 import type { Models, Run, RunStatus } from '../src/db/models.js';
 import { isDependencyOutage } from '../src/http/outage.js';
 import { DEFAULT_TOOLS } from '../src/shared/tools.js';
+import { DEFAULT_SETTINGS } from '../src/shared/model-settings.js';
 import { emptyUsage } from '../src/shared/events.js';
 import { ACTIVE_MARKER_TTL_SECONDS } from '../src/shared/redis-keys.js';
 import { END_SCOPE, MAIN_SCOPE, RunContext, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
@@ -175,7 +176,7 @@ export class RunExecutor {
     const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
     return {
       model: agent?.model ?? this.deps.defaultModel,
-      settings: agent?.generationSettings ?? { apiFormat: 'chat', gatewayTools: [] },
+      settings: agent?.generationSettings ?? DEFAULT_SETTINGS,
       instructions: agent?.instructions ?? '',
       maxIterations: agent?.max_iterations ?? 8,
       knowledgeBaseIds,

@@ -1,7 +1,7 @@
 import { Model, type Pojo } from 'objection';
 import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
-import type { ApiFormat, GatewayTool, GenerationSettings, ReasoningEffort } from '../shared/model-settings.js';
+import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { FinishReason } from '../shared/events.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
@@ -95,13 +95,7 @@ export class Agent extends Model {
   }
 
   get generationSettings(): GenerationSettings {
-    return {
-      apiFormat: this.api_format,
-      reasoningEffort: this.reasoning_effort ?? undefined,
-      thinkingBudget: this.thinking_budget ?? undefined,
-      maxTokens: this.max_tokens ?? undefined,
-      gatewayTools: this.gateway_tools,
-    };
+    return generationSettings(this);
   }
 
   toPublic() {

@@ -7,8 +7,8 @@ import { NotFoundError, ValidationError } from '../http/errors.js';
 import { paginate } from '../http/pagination.js';
 import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
-import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS, settingsProblems } from '../shared/model-settings.js';
-import type { Config } from '../config.js';
+import { API_FORMATS, GatewayToolSchema, generationSettings, REASONING_EFFORTS, settingsProblems } from '../shared/model-settings.js';
+import type { GatewayConfig } from '../config.js';
 
 const CreateAgentBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
@@ -27,15 +27,8 @@ const CreateAgentBody = v.strictObject({
 type CreateAgent = v.InferOutput<typeof CreateAgentBody>;
 
 /** The cross-field rules of the model settings (model-settings.ts), as 422 issues. */
-function checkModelSettings(body: CreateAgent & { model: string }, gateway: Config['model']['gateway']) {
-  const settings = {
-    apiFormat: body.api_format,
-    reasoningEffort: body.reasoning_effort ?? undefined,
-    thinkingBudget: body.thinking_budget ?? undefined,
-    maxTokens: body.max_tokens ?? undefined,
-    gatewayTools: body.gateway_tools,
-  };
-  const problems = settingsProblems(body.model, settings, gateway.families, Boolean(gateway.url));
+function checkModelSettings(body: CreateAgent & { model: string }, gateway: GatewayConfig) {
+  const problems = settingsProblems(body.model, generationSettings(body), gateway.families, Boolean(gateway.url));
   if (problems.length === 0) return;
   throw new ValidationError(problems.map(({ field, message }) => ({ loc: ['body', field], msg: `Value error, ${message}`, type: 'value_error', input: body[field] })));
 }

@@ -31,6 +31,28 @@ export interface GenerationSettings {
   gatewayTools: GatewayTool[];
 }
 
+/** The settings as the agents row (and the body that creates it) spell them. */
+export interface StoredSettings {
+  api_format: ApiFormat;
+  reasoning_effort: ReasoningEffort | null;
+  thinking_budget: number | null;
+  max_tokens: number | null;
+  gateway_tools: GatewayTool[];
+}
+
+export function generationSettings(stored: StoredSettings): GenerationSettings {
+  return {
+    apiFormat: stored.api_format,
+    reasoningEffort: stored.reasoning_effort ?? undefined,
+    thinkingBudget: stored.thinking_budget ?? undefined,
+    maxTokens: stored.max_tokens ?? undefined,
+    gatewayTools: stored.gateway_tools,
+  };
+}
+
+/** Runs without an agent. */
+export const DEFAULT_SETTINGS: GenerationSettings = { apiFormat: 'chat', gatewayTools: [] };
+
 export interface ModelFamilies {
   /** Models that must carry a web_search_preview or mcp tool. */
   deepResearch: RegExp;

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
 import * as v from 'valibot';
-import type { Usage } from '../../../src/shared/events.js';
-import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
+import { emptyUsage, type Usage } from '../../../src/shared/events.js';
+import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/registry.js';
 import { sdkClient, type FormatCall } from './transport.js';
 import { GatewayCallError } from './policy.js';
-import { gatewayTranscript, parseChunk, toolCall, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
+import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
 /** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */
 
@@ -61,7 +61,7 @@ function chatMessages(messages: ChatMessage[]): OpenAI.ChatCompletionMessagePara
   });
 }
 
-export const functionTools = (tools: Tool[]): OpenAI.ChatCompletionTool[] =>
+const functionTools = (tools: Tool[]): OpenAI.ChatCompletionTool[] =>
   tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 
 export async function streamChat(call: FormatCall): Promise<ModelResult> {
@@ -79,8 +79,8 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
   const stream = await sdkClient(call).chat.completions.create(body, { signal: request.signal });
   let answer = '';
   let finish: string | undefined;
-  let used: Usage = usage(0, 0, 0);
-  const calls = new Map<number, { id: string; name: string; args: string }>();
+  let used: Usage = emptyUsage();
+  const calls = new StreamedCalls();
   for await (const raw of stream) {
     const chunk = parseChunk(ChatChunk, raw, 'chat');
     if (chunk.usage) {
@@ -96,15 +96,13 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
       await sink.token(choice.delta.content);
     }
     for (const delta of choice.delta?.tool_calls ?? []) {
-      const entry = calls.get(delta.index) ?? { id: '', name: '', args: '' };
+      const entry = calls.entry(delta.index);
       entry.id ||= delta.id ?? '';
       entry.name += delta.function?.name ?? '';
       entry.args += delta.function?.arguments ?? '';
-      calls.set(delta.index, entry);
     }
     finish = choice.finish_reason ?? finish;
   }
   if (finish === undefined) throw new GatewayCallError('malformed', 'the chat stream ended without a finish_reason');
-  const toolCalls: ToolCall[] = [...calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toolCall(c.id || `call_${index}`, c.name, c.args));
-  return { text: answer, toolCalls, finishReason: FINISH[finish ?? ''] ?? 'stop', usage: used };
+  return { text: answer, toolCalls: calls.calls(), finishReason: FINISH[finish] ?? 'stop', usage: used };
 }

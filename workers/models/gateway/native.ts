@@ -1,9 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as v from 'valibot';
-import type { Usage } from '../../../src/shared/events.js';
+import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
-import type { FormatCall } from './transport.js';
-import { httpFailure } from './transport.js';
+import { httpFailure, type FormatCall } from './transport.js';
 import { GatewayCallError } from './policy.js';
 import { gatewayTranscript, parseChunk, toolCall, usage, optionalCount as tokens } from './transcript.js';
 
@@ -84,7 +83,7 @@ function requestBody({ request }: FormatCall) {
 class NativeState {
   answer = '';
   finish: FinishReason | undefined;
-  used: Usage = usage(0, 0, 0);
+  used: Usage = emptyUsage();
   readonly calls: ToolCall[] = [];
 
   async take(chunk: NativeChunk, sink: FormatCall['sink']): Promise<void> {

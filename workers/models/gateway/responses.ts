@@ -1,10 +1,10 @@
 import type OpenAI from 'openai';
 import * as v from 'valibot';
-import type { Usage } from '../../../src/shared/events.js';
+import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import { sdkClient, type FormatCall } from './transport.js';
 import { GatewayCallError } from './policy.js';
-import { gatewayTranscript, parseChunk, toolCall, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
+import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
 /** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (through the official SDK). */
 
@@ -53,8 +53,8 @@ function responseInput(messages: ChatMessage[]): OpenAI.Responses.ResponseInputI
 class ResponseState {
   answer = '';
   finish: FinishReason | undefined;
-  used: Usage = usage(0, 0, 0);
-  readonly calls = new Map<number, { id: string; name: string; args: string }>();
+  used: Usage = emptyUsage();
+  readonly calls = new StreamedCalls();
 
   end(event: ResponseEvent): void {
     const response = event.response;
@@ -67,17 +67,15 @@ class ResponseState {
   }
 
   call(event: ResponseEvent): void {
-    const index = event.output_index ?? this.calls.size;
-    const entry = this.calls.get(index) ?? { id: '', name: '', args: '' };
+    const index = event.output_index ?? 0;
     if (event.item?.type === 'function_call') {
+      const entry = this.calls.entry(index);
       entry.id = event.item.call_id ?? entry.id;
       entry.name = event.item.name ?? entry.name;
       // The item that closes the call carries the whole arguments text.
       if (event.type === 'response.output_item.done' && event.item.arguments != null) entry.args = event.item.arguments;
-      this.calls.set(index, entry);
     } else if (event.type === 'response.function_call_arguments.delta') {
-      entry.args += event.delta ?? '';
-      this.calls.set(index, entry);
+      this.calls.entry(index).args += event.delta ?? '';
     }
   }
 }
@@ -123,6 +121,5 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     }
   }
   if (!state.finish) throw new GatewayCallError('malformed', 'the responses stream ended before the response did');
-  const toolCalls = [...state.calls.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toolCall(c.id || `call_${index}`, c.name, c.args));
-  return { text: state.answer, toolCalls, finishReason: state.finish, usage: state.used };
+  return { text: state.answer, toolCalls: state.calls.calls(), finishReason: state.finish, usage: state.used };
 }

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { emptyUsage, type Usage } from '../../../src/shared/events.js';
+import type { Usage } from '../../../src/shared/events.js';
 import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
 import { GatewayCallError } from './policy.js';
 
@@ -42,9 +42,27 @@ export function toolCall(id: string, name: string, argumentsText: string): ToolC
   return { id, name, arguments: {}, invalidArguments: `the arguments were not a JSON object: ${argumentsText.slice(0, 200)}` };
 }
 
-export function usage(prompt: number | null | undefined, completion: number | null | undefined, reasoning: number | null | undefined, total?: number | null): Usage {
-  const u = { ...emptyUsage(), prompt_tokens: prompt ?? 0, completion_tokens: completion ?? 0, reasoning_tokens: reasoning ?? 0 };
-  return { ...u, total_tokens: total ?? u.prompt_tokens + u.completion_tokens };
+type Count = number | null | undefined;
+
+export function usage(prompt: Count, completion: Count, reasoning: Count, total?: Count): Usage {
+  const prompt_tokens = prompt ?? 0;
+  const completion_tokens = completion ?? 0;
+  return { prompt_tokens, completion_tokens, reasoning_tokens: reasoning ?? 0, total_tokens: total ?? prompt_tokens + completion_tokens };
+}
+
+/** Tool calls streamed in pieces, keyed by their position in the output; `calls()` gives them whole, in order. */
+export class StreamedCalls {
+  private readonly byIndex = new Map<number, { id: string; name: string; args: string }>();
+
+  entry(index: number): { id: string; name: string; args: string } {
+    let entry = this.byIndex.get(index);
+    if (!entry) this.byIndex.set(index, (entry = { id: '', name: '', args: '' }));
+    return entry;
+  }
+
+  calls(): ToolCall[] {
+    return [...this.byIndex.entries()].sort(([a], [b]) => a - b).map(([index, c]) => toolCall(c.id || `call_${index}`, c.name, c.args));
+  }
 }
 
 /** Chunk fields gateways may leave out or send as null. */

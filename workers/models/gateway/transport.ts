@@ -72,7 +72,7 @@ const codeOf = (value: unknown) => (typeof value === 'string' ? value : undefine
 
 /** Whatever an attempt threw, as the one error the retry policy reads. Unknown errors (bugs) pass through. */
 export function toCallError(err: unknown, watch: IdleWatch): unknown {
-  if (watch.fired) return new GatewayCallError('timeout', `the gateway sent nothing for longer than the idle timeout`);
+  if (watch.fired) return watch.signal.reason;
   if (err instanceof GatewayCallError) return err;
   if (err instanceof APIConnectionTimeoutError) return new GatewayCallError('timeout', err.message);
   if (err instanceof APIConnectionError) return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
