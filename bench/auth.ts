@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { benchEnvironment, spawnProcess, stop } from './support.js';
 
@@ -23,7 +24,7 @@ async function load(path: string, token?: string) {
 export async function run() {
   const bench = await benchEnvironment('auth');
   const { user, key } = await bench.user('bench@example.test');
-  const { token: jwt } = await bench.identity.jwt.sign(user.id);
+  const { token: jwt } = await bench.identity.jwt.sign(user.id, randomUUID());
   const web = await spawnProcess('../src/server.js', { ...bench.env, PORT: String(PORT) }, /web listening/);
   try {
     await load('/healthz'); // warm-up (JIT, connection pool, key cache)

@@ -1,9 +1,12 @@
 /** `npm run bench -- NAME`: runs one benchmark and prints its figures. */
-const benches: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   runs: () => import('./runs.js'),
   recovery: () => import('./recovery.js'),
   retrieval: () => import('./retrieval.js'),
+  connectors: () => import('./connectors.js'),
+  admin: () => import('./admin.js'),
+  webhooks: () => import('./webhooks.js'),
 };
 
 const name = process.argv[2];
@@ -12,5 +15,5 @@ if (!load) {
   console.error(`usage: npm run bench -- <${Object.keys(benches).join('|')}>`);
   process.exit(2);
 }
-await (await load()).run();
+await (await load()).run(process.argv.slice(3));
 process.exit(0);

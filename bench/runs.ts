@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createParser } from 'eventsource-parser';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../src/logger.js';
-import { EventPublisher, type EventPosition } from '../src/shared/publisher.js';
+import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/shared/run-lease.js';
+import { workerServices } from '../workers/assembly.js';
 import { WorkerLifecycle } from '../workers/run-control.js';
-import type { EventData, EventType } from '../src/shared/events.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
 import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import { run as runGateway } from './runs-gateway.js';
 
 /**
  * (1) POST → first token and → done, p50/p99 over sequential runs, next to the same loop called
@@ -42,11 +43,11 @@ async function timedRun(url: string, key: string, q: string): Promise<Timing> {
 }
 
 /** The same executor, called directly: no HTTP, no queue, no relay. */
-class TimingPublisher extends EventPublisher {
+class TimingLease extends RunLease {
   marks = new Map<string, number>();
-  override publish<T extends EventType>(runId: string, type: T, data: EventData<T>, position?: Partial<EventPosition>): Promise<string | null> {
-    if (type === 'token' && !this.marks.has(`${runId}:token`)) this.marks.set(`${runId}:token`, performance.now());
-    return super.publish(runId, type, data, position);
+  override publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
+    if (events.some((e) => e.type === 'token') && !this.marks.has(`${run.id}:token`)) this.marks.set(`${run.id}:token`, performance.now());
+    return super.publish(run, owner, events);
   }
 }
 
@@ -56,7 +57,14 @@ function summary(label: string, samples: Timing[]) {
   return { label, 'first token p50': round(percentile(first, 50)), 'first token p99': round(percentile(first, 99)), 'done p50': round(percentile(done, 50)), 'done p99': round(percentile(done, 99)) };
 }
 
-export async function run() {
+/** `npm run bench -- runs [local|gateway]`: both modes unless one is named. */
+export async function run(args: string[] = []) {
+  const mode = args[0];
+  if (mode !== 'gateway') await runLocal();
+  if (mode !== 'local') await runGateway();
+}
+
+async function runLocal() {
   const bench = await benchEnvironment('runs');
   const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
   const { redis, identity } = bench;
@@ -67,8 +75,9 @@ export async function run() {
   try {
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const { keys } = identity;
-    const publisher = new TimingPublisher(redis, keys);
-    const executor = new RunExecutor({ knex: bench.knex, models: identity.models, redis, keys, publisher, logger: createLogger('silent', 'bench'), now: () => new Date(), modelFor: () => new LocalModel(0), defaultModel: 'local', maxCrashes: 3, searchKnowledge: async () => [] });
+    const lease = new TimingLease(redis, keys, DEFAULT_LEASE);
+    const inProcessWorker = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis, logger: createLogger('silent', 'bench') });
+    const executor = new RunExecutor({ ...inProcessWorker.deps, lease, modelFor: () => new LocalModel(0), defaultModel: 'local' });
     const lifecycle = new WorkerLifecycle();
     const inProcess: Timing[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {
@@ -80,9 +89,10 @@ export async function run() {
       await redis.set(keys.conversationActive(conversationId), runId);
       const started = performance.now();
       const cancel = new AbortController();
-      await executor.execute(runId, cancel, lifecycle.controlFor(cancel));
-      inProcess.push({ firstToken: publisher.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
+      await executor.execute({ runId, conversationId, userId: user.id, attempt: 1, crashes: 0 }, cancel, lifecycle.controlFor(cancel));
+      inProcess.push({ firstToken: lease.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
     }
+    await inProcessWorker.close();
     for (let i = 0; i < 50; i++) await timedRun(url, key, `warm-up ${i}*2`);
     const queued: Timing[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) queued.push(await timedRun(url, key, `What is ${i}*7?`));

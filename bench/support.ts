@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createParser } from 'eventsource-parser';
 import { loadConfig, type Config } from '../src/config.js';
 import { createKnex, migrateLatest } from '../src/db/knex.js';
 import { createRedis } from '../src/redis/connection.js';
@@ -57,11 +58,14 @@ export async function benchEnvironment(name: string) {
   };
 }
 
-export async function spawnProcess(script: string, env: Record<string, string>, readyPattern: RegExp): Promise<ChildProcess> {
+export async function spawnProcess(script: string, env: Record<string, string>, readyPattern: RegExp, args: string[] = [], nodeArgs: string[] = []): Promise<ChildProcess> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(process.execPath, [path], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, path, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} did not start`));
+    }, 15_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       if (readyPattern.test(chunk.toString())) {
         clearTimeout(timer);
@@ -87,3 +91,13 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/** POSTs a run (`/api/react`) and reads its SSE stream to `done`; fails when the stream ends without it. */
+export async function readRun(url: string, key: string, body: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  let done = false;
+  const parser = createParser({ onEvent: (e) => (done ||= e.event === 'done') });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (!done) throw new Error(`run ended without done (${res.status})`);
+}

@@ -4,6 +4,11 @@ import * as runs from './20261121_002_runs.js';
 import * as durableRuns from './20261121_003_durable_runs.js';
 import * as knowledgeBases from './20261121_004_knowledge_bases.js';
 import * as gatewayAgents from './20261121_005_gateway_agents.js';
+import * as runPathIndexes from './20261122_006_run_path_indexes.js';
+import * as connectors from './20261122_008_connectors.js';
+import * as adminAudit from './20261122_009_admin_audit.js';
+import * as webhooks from './20261122_010_webhooks.js';
+import * as toolApproval from './20261122_011_tool_approval.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -16,6 +21,11 @@ const migrations: Record<string, Knex.Migration> = {
   '20261121_003_durable_runs': durableRuns,
   '20261121_004_knowledge_bases': knowledgeBases,
   '20261121_005_gateway_agents': gatewayAgents,
+  '20261122_006_run_path_indexes': runPathIndexes,
+  '20261122_008_connectors': connectors,
+  '20261122_009_admin_audit': adminAudit,
+  '20261122_010_webhooks': webhooks,
+  '20261122_011_tool_approval': toolApproval,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Services } from './services.js';
-import { errorResponses, requestContext } from './http/middleware.js';
+import { mountRoutes, type AppState, type Route } from './http/route.js';
+import { errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
 import { jsonBody } from './http/body.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
@@ -12,26 +13,55 @@ import { conversationRoutes } from './routes/conversations.js';
 import { agentRoutes } from './routes/agents.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-bases.js';
 import { kbDocumentRoutes } from './routes/kb-documents.js';
+import { connectorRoutes } from './routes/connectors.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { adminUserRoutes } from './routes/admin-users.js';
+import { adminKeyRoutes } from './routes/admin-keys.js';
+import { adminRunRoutes } from './routes/admin-runs.js';
+import { adminOperationsRoutes } from './routes/admin-operations.js';
+import { queueDashboard } from './admin/dashboard.js';
 
-export function createApp(services: Services): Koa {
-  const app = new Koa();
-  // Behind Heroku's router the client address comes from X-Forwarded-For.
-  app.proxy = services.config.nodeEnv === 'production';
-  app.silent = true;
-  app.use(requestContext(services.logger));
-  app.use(errorResponses());
-  app.use(jsonBody(services.config.bodyLimitBytes));
-  const routers: Router[] = [
-    healthRoutes(services),
-    authRoutes(services),
-    apiKeyRoutes(services),
-    chatRoutes(services),
-    runRoutes(services),
-    conversationRoutes(services),
-    agentRoutes(services),
-    knowledgeBaseRoutes(services),
-    kbDocumentRoutes(services),
+/** Every route's declaration, group by group (one file each under routes/). */
+export function apiRoutes(services: Services): Route[] {
+  return [
+    ...healthRoutes(services),
+    ...authRoutes(services),
+    ...apiKeyRoutes(services),
+    ...chatRoutes(services),
+    ...runRoutes(services),
+    ...conversationRoutes(services),
+    ...agentRoutes(services),
+    ...knowledgeBaseRoutes(services),
+    ...kbDocumentRoutes(services),
+    ...connectorRoutes(services),
+    ...webhookRoutes(services),
+    ...adminUserRoutes(services),
+    ...adminKeyRoutes(services),
+    ...adminRunRoutes(services),
+    ...adminOperationsRoutes(services),
   ];
-  for (const router of routers) app.use(router.routes()).use(router.allowedMethods({ throw: true }));
+}
+
+/** The routers serving the API; tests walk their layers to feed every route hostile input. */
+export function apiRouters(services: Services): Router[] {
+  return [mountRoutes(apiRoutes(services), services.authenticator) as unknown as Router];
+}
+
+export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {
+  const app = new Koa<AppState>();
+  // The client address is the entry TRUST_PROXY_HOPS from the right of X-Forwarded-For (DESIGN §12);
+  // entries further left were written by the client and are never trusted.
+  app.proxy = services.config.trustProxyHops > 0;
+  app.maxIpsCount = services.config.trustProxyHops;
+  app.silent = true;
+  jsonLastResort(app, services.logger);
+  app.use(requestContext(services.logger));
+  app.use(securityHeaders());
+  app.use(errorResponses());
+  // The queue dashboard reads its own request bodies (bull-board's actions, the login form), so it comes before JSON parsing.
+  app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
+  app.use(jsonBody(services.config.bodyLimitBytes));
+  app.use(methodsAllowed(routers));
+  for (const router of routers) app.use(router.routes());
   return app;
 }

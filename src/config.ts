@@ -39,6 +39,13 @@ const EnvSchema = v.object({
   REDIS_KEY_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 of [A-Za-z0-9_:.-]')), 'ap:'),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   ENCRYPTION_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  ENCRYPTION_KEY_PREVIOUS: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  OUTBOUND_ALLOW_PRIVATE: v.optional(v.picklist(['true', 'false'])),
+  CONNECTOR_TIMEOUT_MS: v.optional(intFrom(100, 600_000), '60000'),
+  CONNECTOR_MAX_OUTPUT_BYTES: v.optional(intFrom(1024, 10 * 1024 * 1024), '65536'),
+  WEBHOOK_MAX_ATTEMPTS: v.optional(intFrom(1, 20), '8'),
+  WEBHOOK_RETRY_BASE_MS: v.optional(intFrom(10, 3_600_000), '5000'),
+  WEBHOOK_TIMEOUT_MS: v.optional(intFrom(100, 120_000), '10000'),
   MODEL_PROVIDER: v.optional(v.picklist(['local', 'gateway']), 'local'),
   GATEWAY_URL: v.optional(url(['http', 'https'])),
   GATEWAY_API_KEY: v.optional(v.string()),
@@ -60,12 +67,25 @@ const EnvSchema = v.object({
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
   RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
+  // Below the stream's MAXLEN (20,000), so a run's whole stream can always be replayed.
+  RUN_MAX_EVENTS: v.optional(intFrom(10, 19_000), '10000'),
+  RUN_MAX_DURATION_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
+  APPROVAL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '86400'),
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
   KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
   KB_DOCUMENT_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
+  TRUST_PROXY_HOPS: v.optional(intFrom(0, 10)),
+  DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
+  WEB_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
+  WORKER_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
+  DAG_MAX_NODES: v.optional(intFrom(2, 256), '16'),
 });
+
+/** Default pool sizes: the web's requests hold a connection for a query at a time; a worker's runs touch Postgres between model calls. */
+const DEFAULT_WEB_POOL_MAX = 10;
+const defaultWorkerPoolMax = (concurrency: number) => Math.max(2, Math.min(20, concurrency));
 
 export type Env = Record<string, string | undefined>;
 
@@ -92,13 +112,29 @@ export interface Config {
   redis: { url: string; tlsRejectUnauthorized: boolean; keyPrefix: string };
   jwt: { secret: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number };
   encryptionKey: string;
+  /** The key before the last rotation: still opens sealed values until `agentctl secrets:rotate` has re-sealed them. */
+  encryptionKeyPrevious?: string;
+  /** Outbound calls to servers users choose (connectors, webhooks): whether private and loopback addresses may be reached. */
+  outbound: { allowPrivate: boolean };
+  connectors: { timeoutMs: number; maxOutputBytes: number };
+  /**
+   * Webhook deliveries (DESIGN §10): attempts per delivery; the first retry waits `retryBaseMs` and
+   * each next one four times longer (the defaults spread 8 attempts over about a day); each attempt's limit.
+   */
+  webhooks: { maxAttempts: number; retryBaseMs: number; timeoutMs: number };
   model: {
     provider: 'local' | 'gateway';
     localTokenDelayMs: number;
     /** The model of runs without an agent, and of new agents that name none. */
     defaultModel: string;
     gateway: GatewayConfig;
+    /** Most nodes a DAG plan may have, the synthesis included; planners merge the rest into the last task. */
+    dagMaxNodes: number;
   };
+  /** Postgres connections per process, by the role of the process that reads them. */
+  databasePoolMax: { web: number; worker: number };
+  /** Proxies in front of the web whose X-Forwarded-For entries are trusted (Heroku: 1); 0 = the socket address. */
+  trustProxyHops: number;
   workerConcurrency: number;
   admin?: { email: string; password: string };
   logLevel: string;
@@ -108,6 +144,12 @@ export interface Config {
     perUserLimit: number;
     /** Worker deaths a run survives (it resumes from its checkpoint); one more fails it. */
     maxCrashes: number;
+    /** Events a run may publish (its end aside) before it fails with `run_max_events`. */
+    maxEvents: number;
+    /** Time a run may spend running (waiting for approval aside) before it fails with `run_max_duration`. */
+    maxDurationMs: number;
+    /** How long a tool call waits for a person's decision before the run fails with `approval_timeout`. */
+    approvalTimeoutMs: number;
     /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
     jobLockMs: number;
     stalledIntervalMs: number;
@@ -169,6 +211,10 @@ export function loadConfig(env: Env = process.env): Config {
       refreshTtlSeconds: 30 * 24 * 3600,
     },
     encryptionKey: required('ENCRYPTION_KEY', DEV_ENCRYPTION_KEY),
+    encryptionKeyPrevious: e.ENCRYPTION_KEY_PREVIOUS,
+    outbound: { allowPrivate: (e.OUTBOUND_ALLOW_PRIVATE ?? (production ? 'false' : 'true')) === 'true' },
+    connectors: { timeoutMs: e.CONNECTOR_TIMEOUT_MS, maxOutputBytes: e.CONNECTOR_MAX_OUTPUT_BYTES },
+    webhooks: { maxAttempts: e.WEBHOOK_MAX_ATTEMPTS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS, timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     model: {
       provider: e.MODEL_PROVIDER,
       localTokenDelayMs: e.LOCAL_MODEL_TOKEN_DELAY_MS,
@@ -184,7 +230,14 @@ export function loadConfig(env: Env = process.env): Config {
         idleTimeoutMs: e.GATEWAY_IDLE_TIMEOUT_MS,
         families: { deepResearch: e.GATEWAY_DEEP_RESEARCH_MODELS, minimalEffort: e.GATEWAY_MINIMAL_EFFORT_MODELS },
       },
+      dagMaxNodes: e.DAG_MAX_NODES,
     },
+    databasePoolMax: {
+      web: e.WEB_DATABASE_POOL_MAX ?? e.DATABASE_POOL_MAX ?? DEFAULT_WEB_POOL_MAX,
+      worker: e.WORKER_DATABASE_POOL_MAX ?? e.DATABASE_POOL_MAX ?? defaultWorkerPoolMax(e.WORKER_CONCURRENCY),
+    },
+    // Heroku's router appends the address it saw; a production deploy elsewhere sets its own count.
+    trustProxyHops: e.TRUST_PROXY_HOPS ?? (production ? 1 : 0),
     workerConcurrency: e.WORKER_CONCURRENCY,
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
@@ -192,6 +245,9 @@ export function loadConfig(env: Env = process.env): Config {
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,
       maxCrashes: e.RUN_MAX_CRASHES,
+      maxEvents: e.RUN_MAX_EVENTS,
+      maxDurationMs: e.RUN_MAX_DURATION_S * 1000,
+      approvalTimeoutMs: e.APPROVAL_TIMEOUT_S * 1000,
       jobLockMs: e.JOB_LOCK_MS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },

@@ -5,21 +5,22 @@ import { createKnex, WEB_POOL } from './db/knex.js';
 import { createRedis } from './redis/connection.js';
 import { buildServices } from './services.js';
 import { createApp } from './app.js';
+import { serve } from './http/serve.js';
 import { onShutdown } from './shutdown.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'web');
 for (const warning of config.warnings) logger.warn(warning);
 
-const knex = createKnex(config.databaseUrl, WEB_POOL);
+const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: config.databasePoolMax.web });
 const redis = createRedis(config.redis, 'web-commands', 'web');
 const subscriber = createRedis(config.redis, 'patient', 'web-subscriber');
-const reader = createRedis(config.redis, 'patient', 'web-reader');
+const reader = createRedis(config.redis, 'stream-reader', 'web-reader');
 const services = buildServices({ config, knex, redis, subscriber, reader, logger });
 services.usage.start();
 services.cache.listen(subscriber).catch((err) => logger.error({ err }, 'could not subscribe to credential invalidations'));
 
-const server = createApp(services).listen(config.port, () => {
+const server = serve(createApp(services), config.port).once('listening', () => {
   const address = server.address();
   logger.info({ port: typeof address === 'object' && address ? address.port : config.port }, 'web listening');
 });
@@ -34,7 +35,7 @@ onShutdown(logger, async () => {
   await closed;
   clearInterval(sweep);
   await services.usage.stop();
-  await Promise.all([services.queue.close(), services.ingestQueue.close()]);
+  await Promise.all(services.queues.map((queue) => queue.close()));
   subscriber.disconnect();
   reader.disconnect();
   redis.disconnect();

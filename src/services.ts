@@ -12,12 +12,23 @@ import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/thr
 import { ApiKeyService } from './auth/api-keys.js';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { INGEST_QUEUE, RUN_QUEUE, type IngestJob, type RunJob } from './shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, type WebhookJob } from './shared/jobs.js';
+import { WebhookService } from './webhooks/service.js';
+import { WebhookOutbox } from './webhooks/outbox.js';
 import { KnowledgeService } from './knowledge/service.js';
-import { EventPublisher } from './shared/publisher.js';
+import { RunLease, DEFAULT_LEASE } from './shared/run-lease.js';
+import { RunStore } from './shared/run-store.js';
 import { RunService } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
 import type { SseStream } from './http/sse.js';
+import { Sealer } from './crypto/sealed.js';
+import { ConnectorService } from './connectors/service.js';
+import { AgentService } from './agents/service.js';
+import { ConversationService } from './conversations/service.js';
+import { AuditLog } from './audit/log.js';
+import { UserAdminService } from './admin/users.js';
+import { RunReports } from './admin/runs.js';
+import { QueueStats } from './admin/queues.js';
 
 export interface IdentityClients {
   config: Config;
@@ -48,23 +59,35 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   const usage = new UsageRecorder(knex, (err) => logger.warn({ err }, 'could not record API key usage'));
   const authenticator = new Authenticator(models, jwt, cache, usage);
   const throttle = new LoginThrottle(redis, keys, options.throttle ?? DEFAULT_THROTTLE);
-  const sessions = new SessionService(models, jwt, throttle, config.jwt.refreshTtlSeconds);
-  const apiKeys = new ApiKeyService(models, cache, usage);
-  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys };
+  const audit = new AuditLog(knex);
+  const sessions = new SessionService(models, jwt, throttle, cache, config.jwt.refreshTtlSeconds, audit);
+  const apiKeys = new ApiKeyService(models, cache, usage, audit);
+  // Administration acts on runs only through the run lease's cancel (the web's cancel path).
+  const lease = new RunLease(redis, keys, DEFAULT_LEASE);
+  const userAdmin = new UserAdminService(knex, models, cache, audit, lease);
+  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, userAdmin };
 }
 
 /** Wires the web tier's services from live clients. Entry points and tests both call this. */
 export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const identity = buildIdentityServices(clients, options);
   const { knex, redis, subscriber, reader, logger } = clients;
-  const { models, keys } = identity;
+  const { models, keys, lease, audit } = identity;
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
-  const publisher = new EventPublisher(redis, keys);
-  const runs = new RunService(knex, models, redis, keys, queue, publisher, { perUser: clients.config.runs.perUserLimit });
-  const relay = new EventRelay(subscriber, reader, keys, (err) => logger.warn({ err }, 'event relay read failed'));
+  const conversations = new ConversationService(models);
+  const runs = new RunService(models, conversations, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit);
+  const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix });
   const knowledge = new KnowledgeService(knex, models, ingestQueue);
-  return { ...identity, ...clients, queue, ingestQueue, publisher, runs, relay, openStreams, knowledge };
+  const sealer = new Sealer(clients.config.encryptionKey, clients.config.encryptionKeyPrevious);
+  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
+  const connectors = new ConnectorService(knex, models, sealer, { outbound: clients.config.outbound, timeoutMs: clients.config.connectors.timeoutMs }, audit);
+  const { model, outbound } = clients.config;
+  const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound });
+  const runReports = new RunReports(knex, models);
+  const queueStats = new QueueStats([queue, ingestQueue, webhookQueue]);
+  return { ...identity, ...clients, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues: [queue, ingestQueue, webhookQueue] };
 }
 export type Services = ReturnType<typeof buildServices>;

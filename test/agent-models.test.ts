@@ -62,3 +62,23 @@ describe('agent model settings', () => {
     expect(await bare.services.models.Agent.query().where({ user_id: user.id }).resultSize()).toBe(0);
   });
 });
+
+describe('gateway mcp tools and the outbound policy (DESIGN §8)', () => {
+  it('refuses a server_url in a private, loopback or metadata range where private destinations are not allowed', async () => {
+    const strict = await startTestApp({ env: { GATEWAY_URL: 'http://127.0.0.1:9', GATEWAY_API_KEY: 'unused', OUTBOUND_ALLOW_PRIVATE: 'false' } });
+    try {
+      const { token: strictToken } = await strict.signedInUser();
+      const mcp = (server_url: string) => ({ model: 'gpt-4.1', gateway_tools: [{ type: 'web_search_preview' }, { type: 'mcp', server_label: 'x', server_url }] });
+      for (const url of ['http://169.254.169.254/latest/meta-data', 'http://127.0.0.1:8080/mcp', 'http://10.0.0.7/mcp', 'http://[::1]/mcp', 'http://2130706433/mcp']) {
+        const res = await save(mcp(url), strict, strictToken);
+        expect(res.status, url).toBe(422);
+        expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'gateway_tools', 1, 'server_url'], type: 'value_error' });
+      }
+      expect((await save(mcp('https://mcp.example.test/sse'), strict, strictToken)).status).toBe(201);
+      // Where private destinations are allowed (the default outside production), a local server is fine.
+      expect((await save(mcp('http://127.0.0.1:8080/mcp'))).status).toBe(201);
+    } finally {
+      await strict.close();
+    }
+  });
+});

@@ -216,8 +216,9 @@ describe('limits and failure paths', () => {
       const first = await stream(`${crashing.url}/api/react`, { token: crashKey, body: { q: 'What is 8*8?' }, signal: controller.signal, onEvent: () => controller.abort() });
       const runId = first.headers.get('x-run-id')!;
       const conversationId = first.headers.get('x-conversation-id')!;
-      // The row as a worker that took the run and then died leaves it (one death already counted).
+      // The run as two workers that took it and then died leave it: the row running, the job's stalled count at 2.
       await crashing.knex('runs').where({ id: runId }).update({ status: 'running', attempt: 2, crashes: 1 });
+      await crashing.redis.hset(`${crashing.env.REDIS_KEY_PREFIX}bull:agent-runs:${runId}`, 'stc', 2, 'ats', 2);
       const joined = stream(`${crashing.url}/api/runs/${runId}/events`, { method: 'GET', token: crashKey });
       await crashing.startWorker();
       const result = await joined;

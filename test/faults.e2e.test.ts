@@ -4,6 +4,7 @@ import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { ThrowawayRedis } from './support/redis-server.js';
 import { TcpProxy } from './support/tcp-proxy.js';
+import { politely } from './support/retry.js';
 
 /**
  * Fault tests (issue: durable runs): real processes killed, signalled, cut off from Redis and
@@ -297,33 +298,40 @@ describe('fault tests', () => {
     const stack = await startStack({ webs: 2, workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '10', RUNS_PER_USER_LIMIT: '1000' } });
     try {
       const { key } = await stack.user();
-      const answered: { conversationId: string; content: string; status: number }[] = [];
+      const answered: { conversationId: string; content: string; status: number; body: string }[] = [];
       const injects: Promise<void>[] = [];
       const results = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          stream(`${stack.urls[i % 2]}/api/react`, {
-            token: key,
-            body: { q: `What is ${i}+1?` },
-            onEvent: (e) => {
-              if (e.type !== 'run') return;
-              const content = `inject ${i}`;
-              injects.push(
-                new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 120)).then(async () => {
-                  const res = await fetch(`${stack.urls[(i + 1) % 2]}/api/chat/inject`, {
-                    method: 'POST',
-                    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-                    body: JSON.stringify({ conversation_id: e.data.conversation_id, content }),
-                  });
-                  answered.push({ conversationId: e.data.conversation_id, content, status: res.status });
-                }),
-              );
-            },
-          }),
+          politely(() =>
+            stream(`${stack.urls[i % 2]}/api/react`, {
+              token: key,
+              body: { q: `What is ${i}+1?` },
+              onEvent: (e) => {
+                if (e.type !== 'run') return;
+                const content = `inject ${i}`;
+                injects.push(
+                  new Promise<void>((resolve) => setTimeout(resolve, Math.random() * 120)).then(async () => {
+                    const res = await politely(async () => {
+                      const reply = await fetch(`${stack.urls[(i + 1) % 2]}/api/chat/inject`, {
+                        method: 'POST',
+                        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+                        body: JSON.stringify({ conversation_id: e.data.conversation_id, content }),
+                      });
+                      return { status: reply.status, headers: reply.headers, body: await reply.text() };
+                    });
+                    answered.push({ conversationId: e.data.conversation_id, content, status: res.status, body: res.body });
+                  }),
+                );
+              },
+            }),
+          ),
         ),
       );
       await Promise.all(injects);
+      // Statuses first, with their bodies: a refusal says why.
+      expect(results.filter((r) => r.status !== 200).map((r) => ({ status: r.status, body: r.body }))).toEqual([]);
       expect(answered).toHaveLength(200);
-      expect(answered.every((a) => a.status === 200 || a.status === 409)).toBe(true);
+      expect(answered.filter((a) => a.status !== 200 && a.status !== 409)).toEqual([]);
       expect(answered.some((a) => a.status === 200)).toBe(true);
       const injectedEvents = new Map(results.map((r) => [r.headers.get('x-conversation-id')!, ofType(r.events, 'injected').map((e) => e.data.content)]));
       const stored = await stack.knex('messages').whereIn('conversation_id', [...injectedEvents.keys()]).where({ injected: true }).select('conversation_id', 'content');

@@ -404,3 +404,41 @@ describe('a gateway run whose worker dies', () => {
     }
   });
 });
+
+describe('tool approval with a gateway model (DESIGN §11)', () => {
+  it('two calls in one response wait together; approve one, reject the other; the model sees both results on resume', async () => {
+    const { id, model } = await agent({ tool_approval: ['calculator'] });
+    gateway.script(
+      model,
+      { frames: chat.toolCalls([{ id: 'call_a', name: 'calculator', arguments: { expression: '2+2' } }, { id: 'call_b', name: 'calculator', arguments: { expression: '3*3' } }]) },
+      { frames: chat.text(['Four, ', 'and no nine.']) },
+    );
+    let runId = '';
+    let decided: Promise<unknown> | undefined;
+    const approvals: string[] = [];
+    const decide = (callId: string, decision: string, message?: string) =>
+      fetch(`${stack.url}/api/runs/${runId}/approvals`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ call_id: callId, decision, message }) }).then((r) => r.json());
+    const res = await run(id, 'sums', 'react', (event) => {
+      if (event.type === 'run') runId = event.data.run_id;
+      if (event.type === 'approval_required') approvals.push(event.data.call_id);
+      if (event.type === 'status' && event.data.status === 'waiting' && !decided) {
+        decided = decide('call_a', 'approve').then((first) => {
+          expect(first).toMatchObject({ status: 'recorded' });
+          return decide('call_b', 'reject', 'no');
+        });
+      }
+    });
+    expect(await decided).toMatchObject({ status: 'resuming' });
+    expect(approvals).toEqual(['call_a', 'call_b']);
+    expect(ofType(res.events, 'tool_result').map((e) => [e.data.call_id, e.data.output, e.data.is_error])).toEqual([
+      ['call_a', 4, false],
+      ['call_b', 'rejected: no', true],
+    ]);
+    expect(tokens(res)).toBe('Four, and no nine.');
+    expect(doneOf(res).status).toBe('succeeded');
+    const [, second] = gateway.requestsFor(model);
+    const toolMessages = second!.body.messages.filter((m: { role: string }) => m.role === 'tool');
+    expect(toolMessages).toEqual([expect.objectContaining({ tool_call_id: 'call_a', content: '4' }), expect.objectContaining({ tool_call_id: 'call_b', content: 'rejected: no' })]);
+    expect(gateway.requestsFor(model)).toHaveLength(2);
+  });
+});

@@ -40,6 +40,7 @@ describe('when Redis is unreachable', () => {
     const login = await app.request('POST', '/api/auth/login', { body: { email: 'a@b.c', password: 'x' } });
     expect(login.status).toBe(503);
     expect(login.body).toEqual({ error: 'unavailable', message: expect.any(String) });
+    for (const res of [ready, login]) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Date.now() - started).toBeLessThan(5000);
     expect((await app.request('GET', '/healthz')).status).toBe(200);
   });

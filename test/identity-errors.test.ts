@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { generateApiKey } from '../src/auth/secrets.js';
@@ -47,7 +48,7 @@ describe('service error table', () => {
 
   it('an access token past its 7200 s lifetime → token_expired', async () => {
     const { user } = await app.createUser();
-    const { token } = await app.services.jwt.sign(user.id, Date.now() - 7201 * 1000);
+    const { token } = await app.services.jwt.sign(user.id, randomUUID(), Date.now() - 7201 * 1000);
     expectAuthError(await app.request('GET', '/api/auth/verify', { token }), 401, 'token_expired');
   });
 

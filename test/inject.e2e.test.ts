@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
+import { politely } from './support/retry.js';
+import { Queue } from 'bullmq';
+import { RUN_QUEUE } from '../src/shared/jobs.js';
+import { redisKeys } from '../src/shared/redis-keys.js';
 
 /** Inject per spec and DESIGN §5, against built processes. A slow local model keeps runs open. */
 let stack: Stack;
@@ -73,36 +77,58 @@ describe('inject', () => {
     try {
       const { key: fastKey } = await fast.user();
       const fire = (conversationId: string, content: string) =>
-        fetch(`${fast.url}/api/chat/inject`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${fastKey}` },
-          body: JSON.stringify({ conversation_id: conversationId, content }),
-        }).then((r) => ({ content, status: r.status }));
-      const runs = await Promise.all(
-        Array.from({ length: 20 }, async (_, run) => {
-          const replies: Promise<{ content: string; status: number }>[] = [];
+        politely(() =>
+          fetch(`${fast.url}/api/chat/inject`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${fastKey}` },
+            body: JSON.stringify({ conversation_id: conversationId, content }),
+          }).then(async (r) => ({ content, status: r.status, headers: r.headers, body: await r.text() })),
+        );
+      // The queue is paused until every run's first inject is answered: those land while the run is
+      // certainly active (queued), whatever the machine's load; the ones at `done` land after its end.
+      const queue = new Queue(RUN_QUEUE, { connection: fast.redis, prefix: redisKeys(fast.env.REDIS_KEY_PREFIX!).bullPrefix });
+      await queue.pause();
+      const RUNS = 20;
+      const early: Promise<unknown>[] = [];
+      let allQueued!: () => void;
+      const queued = new Promise<void>((resolve) => (allQueued = resolve));
+      const streams = Promise.all(
+        Array.from({ length: RUNS }, async (_, run) => {
+          const replies: Promise<{ content: string; status: number; body: string }>[] = [];
           let conversation = '';
           let firstAnswer: number | undefined;
-          const res = await stream(`${fast.url}/api/react`, {
+          const res = await politely(() => stream(`${fast.url}/api/react`, {
             token: fastKey,
             body: { q: `What is ${run}+1?` },
             onEvent: (event) => {
-              if (event.type === 'run') conversation = event.data.conversation_id;
-              // Injects at the start (queued, then running), one per token of the first answer, then two at `done`: a burst across the finish.
+              if (event.type === 'run') {
+                conversation = event.data.conversation_id;
+                const first = fire(conversation, `${run}:queued`);
+                replies.push(first);
+                early.push(first);
+                if (early.length === RUNS) allQueued();
+              }
+              // Then injects as it starts, one per token of the first answer, and two at `done`: a burst across the finish.
               if (event.type === 'token') firstAnswer ??= event.data.iteration;
-              const burst = event.type === 'run' || event.type === 'status' || (event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer';
+              const burst = event.type === 'status' || (event.type === 'token' && event.data.iteration === firstAnswer) || event.type === 'answer';
               if (burst) replies.push(fire(conversation, `${run}:${event.id}`));
               if (event.type === 'done') replies.push(fire(conversation, `${run}:done:1`), fire(conversation, `${run}:done:2`));
             },
-          });
-          return { res, replies: await Promise.all(replies), conversationId: res.headers.get('x-conversation-id')! };
+          }));
+          expect({ status: res.status, body: res.body }).toMatchObject({ status: 200 });
+          return { res, replies, conversationId: res.headers.get('x-conversation-id')! };
         }),
       );
+      await queued;
+      await Promise.all(early);
+      await queue.resume();
+      await queue.close();
+      const runs = await Promise.all((await streams).map(async (r) => ({ ...r, replies: await Promise.all(r.replies) })));
       let accepted = 0;
       let refused = 0;
       for (const { res, replies, conversationId } of runs) {
         const ok = replies.filter((r) => r.status === 200).map((r) => r.content).sort();
-        expect(replies.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+        expect(replies.filter((r) => r.status !== 200 && r.status !== 409)).toEqual([]);
         accepted += ok.length;
         refused += replies.length - ok.length;
         expect(ofType(res.events, 'injected').map((e) => e.data.content).sort()).toEqual(ok);
@@ -110,9 +136,9 @@ describe('inject', () => {
         expect(stored.map((m) => m.content).sort()).toEqual(ok);
         expect(res.events.at(-1)!.type).toBe('done');
       }
-      // The burst straddles the finish: some land before it, some after.
-      expect(accepted).toBeGreaterThan(0);
-      expect(refused).toBeGreaterThan(0);
+      // The burst straddles the finish: every run's queued inject landed before it, those at `done` after it.
+      expect(accepted).toBeGreaterThanOrEqual(RUNS);
+      expect(refused).toBeGreaterThanOrEqual(2 * RUNS);
     } finally {
       await fast.stop();
     }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
@@ -117,13 +118,24 @@ describe('DAG', () => {
     const run = await stack.knex('runs').where({ id: res.headers.get('x-run-id') }).first();
     expect(run).toMatchObject({ mode: 'dag', status: 'succeeded', answer });
   });
+
+  it('a question with 300 " and "s plans at most DAG_MAX_NODES (16) nodes, the rest merged, and finishes', async () => {
+    const q = Array.from({ length: 301 }, (_, i) => `x${i}`).join(' and ');
+    const res = await stream(`${stack.url}/api/dag`, { token: key, body: { q } });
+    expect(res.status).toBe(200);
+    const nodes = ofType(res.events, 'plan')[0]!.data.nodes as { id: string; task: string }[];
+    expect(nodes).toHaveLength(16);
+    expect(nodes[14]!.task).toContain('287 sub-tasks merged');
+    expect(ofType(res.events, 'node').filter((n) => n.data.status === 'succeeded')).toHaveLength(16);
+    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+  });
 });
 
 describe('credentials on streaming endpoints', () => {
   it('accepts the body token as an API key or a JWT', async () => {
     const { user } = await stack.user();
     const { key: bodyKey } = await stack.identity.apiKeys.create(user.id, { name: 'body' });
-    const { token: jwt } = await stack.identity.jwt.sign(user.id);
+    const { token: jwt } = await stack.identity.jwt.sign(user.id, randomUUID());
     for (const token of [bodyKey, jwt]) {
       const res = await stream(`${stack.url}/api/react`, { body: { q: 'What is 1+1?', token } });
       expect(res.status).toBe(200);

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 
 let app: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ throttle: { perAccount: 3, perAddress: 1000, windowSeconds: 60 } });
+  app = await startTestApp({ throttle: { perAccountAddress: 3, perAddress: 1000, perAccount: 1000, windowSeconds: 60 } });
 });
 afterAll(() => app.close());
 
@@ -34,7 +34,7 @@ describe('login, refresh and verify', () => {
     expect(wrong.body).toEqual(unknown.body);
   });
 
-  it('repeated failures for one account → 429 with Retry-After, even with the right password', async () => {
+  it('repeated failures for one account from one address → 429 with Retry-After there, even with the right password', async () => {
     const { email, password } = await app.createUser();
     for (let i = 0; i < 3; i++) await app.request('POST', '/api/auth/login', { body: { email, password: 'nope' } });
     const blocked = await app.request('POST', '/api/auth/login', { body: { email, password } });

@@ -7,7 +7,7 @@ import type { Principal } from '../src/auth/authenticator.js';
 import { canGrant } from '../src/auth/scopes.js';
 import { hashPassword, verifyPassword } from '../src/auth/passwords.js';
 import { parseInput, paginationQuery } from '../src/http/validation.js';
-import { ValidationError } from '../src/http/errors.js';
+import { ValidationError } from '../src/shared/errors.js';
 
 describe('config', () => {
   it('has working defaults in development', () => {
@@ -16,6 +16,23 @@ describe('config', () => {
     expect(config.model.provider).toBe('local');
     expect(config.workerConcurrency).toBe(50);
     expect(config.warnings.join(' ')).toContain('JWT_SECRET');
+    expect(config.trustProxyHops).toBe(0);
+    expect(config.databasePoolMax).toEqual({ web: 10, worker: 20 });
+    expect(config.model.dagMaxNodes).toBe(16);
+  });
+
+  it('trusts one proxy hop in production (Heroku’s router) unless told otherwise', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'y'.repeat(32) };
+    expect(loadConfig(production).trustProxyHops).toBe(1);
+    expect(loadConfig({ ...production, TRUST_PROXY_HOPS: '0' }).trustProxyHops).toBe(0);
+    expect(loadConfig({ TRUST_PROXY_HOPS: '2' }).trustProxyHops).toBe(2);
+  });
+
+  it('sizes pools per role: DATABASE_POOL_MAX for both, the role-specific variables first', () => {
+    expect(loadConfig({ WORKER_CONCURRENCY: '4' }).databasePoolMax).toEqual({ web: 10, worker: 4 });
+    expect(loadConfig({ DATABASE_POOL_MAX: '7' }).databasePoolMax).toEqual({ web: 7, worker: 7 });
+    expect(loadConfig({ DATABASE_POOL_MAX: '7', WEB_DATABASE_POOL_MAX: '3' }).databasePoolMax).toEqual({ web: 3, worker: 7 });
+    expect(loadConfig({ WORKER_DATABASE_POOL_MAX: '30' }).databasePoolMax).toEqual({ web: 10, worker: 30 });
   });
 
   it.each([
@@ -34,6 +51,10 @@ describe('config', () => {
     [{ GATEWAY_DEEP_RESEARCH_MODELS: '(' }, 'GATEWAY_DEEP_RESEARCH_MODELS'],
     [{ GATEWAY_IDLE_TIMEOUT_MS: '5' }, 'GATEWAY_IDLE_TIMEOUT_MS'],
     [{ ADMIN_EMAIL: 'a@b.co' }, 'ADMIN_EMAIL'],
+    [{ TRUST_PROXY_HOPS: '-1' }, 'TRUST_PROXY_HOPS'],
+    [{ DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX'],
+    [{ WEB_DATABASE_POOL_MAX: 'many' }, 'WEB_DATABASE_POOL_MAX'],
+    [{ DAG_MAX_NODES: '1' }, 'DAG_MAX_NODES'],
   ])('refuses %j naming %s in one line', (env, name) => {
     let error: unknown;
     try {

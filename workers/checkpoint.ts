@@ -1,12 +1,14 @@
-import type { Knex } from 'knex';
+import type { RunStore } from '../src/shared/run-store.js';
 import type { Usage } from '../src/shared/events.js';
-import type { ChatMessage, PlanNode } from './models/types.js';
+import type { ChatMessage, PlanNode, ToolCall } from './models/types.js';
 
 /** ReAct: the next iteration to run and the conversation the model sees. */
 export interface ReactState {
   kind: 'react';
   iteration: number;
   messages: ChatMessage[];
+  /** The iteration's tool calls, when they wait for approval (DESIGN §11): run on resume. */
+  pending?: ToolCall[];
 }
 
 /** DAG: the plan, the outputs of the nodes that finished, the injects absorbed so far. */
@@ -30,6 +32,8 @@ export interface Checkpoint {
   usage: Usage;
   seqs: Record<string, number>;
   absorbed: string[];
+  /** Time spent running so far (RUN_MAX_DURATION_S counts it; waiting for approval does not). */
+  activeMs?: number;
 }
 
 export function readCheckpoint(value: unknown): Checkpoint | undefined {
@@ -37,29 +41,23 @@ export function readCheckpoint(value: unknown): Checkpoint | undefined {
   return candidate?.version === 1 && candidate.loop ? (candidate as Checkpoint) : undefined;
 }
 
-/** This attempt no longer owns the run: a newer attempt took it over (a stalled lock). */
-export class Superseded extends Error {
-  constructor() {
-    super('a newer attempt owns this run');
-  }
-}
-
 /** Writes checkpoints in the order they were taken, fenced by the attempt that owns the run. */
 export class CheckpointWriter {
-  private chain: Promise<void> = Promise.resolve();
+  private chain: Promise<void>;
 
   constructor(
-    private readonly knex: Knex,
+    private readonly store: RunStore,
     private readonly runId: string,
     private readonly attempt: number,
-  ) {}
+    /** The attempt's claim: checkpoints are written after it. */
+    claimed: Promise<void>,
+  ) {
+    this.chain = claimed;
+  }
 
   save(checkpoint: Checkpoint): Promise<void> {
     const json = JSON.stringify(checkpoint);
-    const write = this.chain.then(async () => {
-      const updated = await this.knex('runs').update({ checkpoint: json }).where({ id: this.runId, attempt: this.attempt });
-      if (updated === 0) throw new Superseded();
-    });
+    const write = this.chain.then(() => this.store.saveCheckpoint(this.runId, this.attempt, json));
     this.chain = write.catch(() => {});
     return write;
   }

@@ -1,5 +1,5 @@
 import { nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
-import { RunFailure } from './run-control.js';
+import { AwaitingApproval, RunFailure } from './run-control.js';
 import type { DagState } from './checkpoint.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './models/types.js';
 
@@ -51,6 +51,21 @@ async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Pr
 }
 
 /**
+ * Runs a wave's nodes side by side and lets every one finish (its output checkpointed) before the
+ * wave's outcome: a failure, or — when nodes wait for approvals — the run parks with this state;
+ * a node that waited runs again from its start on resume (its events, numbered per node, are not
+ * published twice) and finds its decisions.
+ */
+async function settleWave(ctx: RunContext, state: DagState, ready: PlanNode[]): Promise<void> {
+  const settled = await Promise.allSettled(ready.map((node) => runWaveNode(ctx, state, node)));
+  const reasons = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+  const failure = reasons.find((reason) => !(reason instanceof AwaitingApproval));
+  if (failure !== undefined) throw failure;
+  const awaiting = reasons as AwaitingApproval[];
+  if (awaiting.length > 0) throw new AwaitingApproval(Math.min(...awaiting.map((a) => a.deadlineMs)), state);
+}
+
+/**
  * DAG: the model plans tasks with dependencies; every task whose dependencies are met runs
  * concurrently (a wave); after each wave is a breakpoint for injects; the synthesis node
  * answers, streamed as tokens. Each finished node is checkpointed: a resumed run re-runs only
@@ -68,7 +83,7 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
     await ctx.breakpoint(state.wave, absorb);
     const ready = work.filter((n) => !(n.id in state.outputs) && n.depends_on.every((d) => d in state.outputs));
     if (ready.length === 0) throw new RunFailure('invalid_plan', 'The plan has a dependency cycle');
-    await Promise.all(ready.map((node) => runWaveNode(ctx, state, node)));
+    await settleWave(ctx, state, ready);
   }
   const synthesis = nodeScope(SYNTHESIS_NODE);
   for (let attempt = 0; ; attempt++) {

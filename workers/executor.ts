@@ -1,78 +1,161 @@
-import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
-import type { Logger } from '../src/logger.js';
-import type { Models, Run, RunStatus } from '../src/db/models.js';
-import { isDependencyOutage } from '../src/http/outage.js';
-import { DEFAULT_TOOLS } from '../src/shared/tools.js';
+import type { Agent, Run, RunStatus } from '../src/db/models.js';
+import { isDependencyOutage } from '../src/shared/outage.js';
+import { Superseded } from '../src/shared/errors.js';
+import { DEFAULT_TOOLS, type ToolApproval } from '../src/shared/tools.js';
 import { DEFAULT_SETTINGS } from '../src/shared/model-settings.js';
 import { emptyUsage } from '../src/shared/events.js';
-import { ACTIVE_MARKER_TTL_SECONDS } from '../src/shared/redis-keys.js';
-import { END_SCOPE, MAIN_SCOPE, RunContext, type AgentSettings, type LoopOutcome, type RunDeps } from './run-context.js';
-import { CheckpointWriter, readCheckpoint, Superseded, type Checkpoint } from './checkpoint.js';
-import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
-import { toolsFor } from './tools/registry.js';
-import type { ChatMessage, ModelProvider } from './models/types.js';
+import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
+import type { HistoryMessage, LoadedRun, RunStore } from '../src/shared/run-store.js';
+import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
+import { END_SCOPE, MAIN_SCOPE, RunEvents } from './run-events.js';
+import { CheckpointWriter, readCheckpoint, type Checkpoint } from './checkpoint.js';
+import { AwaitingApproval, HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
+import { ToolApprovals } from './approvals.js';
+import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
+import type { ChatMessage } from './models/types.js';
+import type { ModelProvider } from './models/types.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
 
 const HISTORY_LIMIT = 40;
-const HEARTBEAT_MS = (ACTIVE_MARKER_TTL_SECONDS * 1000) / 10;
 
-export interface ExecutorDeps extends RunDeps {
-  knex: Knex;
-  models: Models;
-  modelFor(model: string): ModelProvider;
-  /** The model of runs without an agent (config.model.defaultModel). */
-  defaultModel: string;
+/** A parked run keeps its conversation this much longer than the approval timeout. */
+const PARKED_MARGIN_SECONDS = 3600;
+
+export interface RunLimits {
+  /** APPROVAL_TIMEOUT_S: how long a tool call waits for a person's decision. */
+  approvalTimeoutMs: number;
+  /** RUN_MAX_EVENTS: events a run may publish before it fails. */
+  maxEvents: number;
+  /** RUN_MAX_DURATION_S: wall time from the run's first start before it fails. */
+  maxDurationMs: number;
   /** Worker deaths a run survives; the next one fails it (a crash loop). */
   maxCrashes: number;
 }
 
-/** What the job should do next: nothing (finished or superseded), or go back to the queue. */
-export type ExecutionResult = 'finished' | 'superseded' | HandBack['reason'];
+/** A job to run: the run's ids, and BullMQ's own counts of the job's starts and of the worker deaths it survived. */
+export interface Assignment {
+  runId: string;
+  conversationId?: string;
+  userId?: string;
+  /** The fencing token: BullMQ's atomic count of the job's starts, so it only grows. */
+  attempt: number;
+  /** Times the job's worker died (BullMQ's stalled count). */
+  crashes: number;
+}
 
-type Ending = LoopOutcome | RunFailure | RunCancelled | HandBack | Superseded;
+export interface ExecutorDeps extends ToolServices {
+  store: RunStore;
+  lease: RunLease;
+  /** Delivers a run's webhooks (DESIGN §10): its final (or waiting) state's outbox rows. */
+  webhooks: { dispatch(deliveryIds: string[]): void };
+  modelFor(model: string): ModelProvider;
+  /** The model of runs without an agent (config.model.defaultModel). */
+  defaultModel: string;
+  limits: RunLimits;
+  /** What connector tools share across the worker's runs. */
+  connectors: ConnectorRuntime;
+}
+
+/**
+ * What the job does next: end (the run finished, or a newer attempt owns it); go back to the queue
+ * (shutdown, outage); or wait, delayed until the approval deadline, for a person's decisions.
+ */
+export type ExecutionResult = { next: 'end' } | { next: 'retry'; reason: HandBack['reason'] } | { next: 'wait'; ref: RunRef; untilMs: number };
+const END = { next: 'end' } as const;
+
+type Ending = LoopOutcome | RunFailure | RunCancelled | HandBack | Superseded | AwaitingApproval;
+
+const refOf = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
 /** Executes one run from its row to its final state (DESIGN §5 steps 2–4), resuming from its checkpoint. */
 export class RunExecutor {
   constructor(private readonly deps: ExecutorDeps) {}
 
-  async execute(runId: string, cancel: AbortController, control: RunControl): Promise<ExecutionResult> {
-    const run = await this.claim(runId);
-    if (!run) {
-      await this.republishEnd(runId);
-      return 'finished';
+  async execute(assignment: Assignment, cancel: AbortController, control: RunControl): Promise<ExecutionResult> {
+    const { runId, attempt, crashes } = assignment;
+    const { lease, store, limits } = this.deps;
+    const [taken, loaded] = await this.takeAndLoad(assignment);
+    if (!loaded) {
+      this.deps.logger.warn({ run_id: runId }, 'a run job names no run; dropping it');
+      return END;
     }
+    const { run } = loaded;
+    if (run.isFinal) {
+      await this.republishEnd(run, attempt);
+      return END;
+    }
+    // Back from waiting for approval: the run counts toward its user's cap again.
+    if (run.status === 'waiting') await lease.rejoin(refOf(run));
+    Object.assign(run, { attempt, crashes });
+    // The claim's write runs alongside the loop's start; every later write of this attempt waits for it.
+    const claimed = store.claimAttempt(run.id, attempt, crashes).then((ok) => {
+      if (!ok) throw new Superseded();
+    });
+    claimed.catch(() => {});
     const started = Date.now();
-    const agent = await this.agentSettings(run);
+    const agent = agentSettings(loaded.agent, this.deps.defaultModel);
+    const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
-    const ctx = new RunContext(run, agent, this.deps.modelFor(agent.model), toolsFor(agent.tools), control, new CheckpointWriter(this.deps.knex, run.id, run.attempt), this.deps, checkpoint);
+    const ref = refOf(run);
+    const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, this.deps.logger);
+    const ctx = new RunContext({
+      run, ref, agent, model, control, lease, taken, claimed,
+      tools: toolset.tools,
+      events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents),
+      checkpoints: new CheckpointWriter(store, run.id, attempt, claimed),
+      services: this.deps,
+      approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
+      activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
+      resumeFrom: checkpoint,
+    });
+    const deadline = this.watchDuration(ctx, cancel);
     const heartbeat = setInterval(() => {
-      ctx.heartbeat().then(({ cancelled }) => cancelled && cancel.abort(new RunCancelled()), () => {});
-    }, HEARTBEAT_MS);
+      ctx.heartbeat().then(({ cancelPending }) => cancelPending && cancel.abort(new RunCancelled()), () => {});
+    }, (lease.options.markerTtlSeconds * 1000) / 10);
     try {
-      const ending = await this.runLoop(ctx, run, agent, checkpoint);
+      const ending = await this.runLoop(ctx, transcript(loaded.history, agent.instructions), checkpoint, taken.cancelPending);
       return await this.conclude(ctx, ending, started);
     } finally {
       clearInterval(heartbeat);
+      clearTimeout(deadline);
+      await toolset.close();
     }
   }
 
-  private async runLoop(ctx: RunContext, run: Run, agent: AgentSettings, checkpoint: Checkpoint | undefined): Promise<Ending> {
+  /**
+   * Takes the run in Redis (fencing out older attempts) while reading it from Postgres: one round
+   * trip each, side by side. A job from an earlier release names only the run, so it is read first.
+   */
+  private async takeAndLoad({ runId, conversationId, userId, attempt }: Assignment): Promise<[BreakpointState, LoadedRun | undefined]> {
+    const { lease, store } = this.deps;
+    if (conversationId && userId) {
+      return Promise.all([lease.take({ id: runId, conversationId, userId }, attempt), store.load(runId, HISTORY_LIMIT)]);
+    }
+    const loaded = await store.load(runId, HISTORY_LIMIT);
+    if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
+    return [await lease.take(refOf(loaded.run), attempt), loaded];
+  }
+
+  /** RUN_MAX_DURATION_S counts the time a run spends running, across attempts (not waiting for approval). */
+  private watchDuration(ctx: RunContext, cancel: AbortController): NodeJS.Timeout {
+    const { maxDurationMs } = this.deps.limits;
+    const left = maxDurationMs - ctx.activeMs;
+    return setTimeout(() => cancel.abort(new RunFailure('run_max_duration', `The run reached RUN_MAX_DURATION_S (${maxDurationMs / 1000} s)`)), Math.max(0, left));
+  }
+
+  private async runLoop(ctx: RunContext, history: ChatMessage[], checkpoint: Checkpoint | undefined, cancelPending: boolean): Promise<Ending> {
+    const { run } = ctx;
     try {
-      const [cancelPending, history] = await Promise.all([
-        this.deps.redis.takeRun(this.deps.keys.runSequence(run.id), this.deps.keys.runCancel(run.id), String(run.attempt)),
-        this.history(run, agent),
-      ]);
       if (cancelPending) return new RunCancelled();
       if (run.attempt > 1) {
         // `status: running` was event 1 of the first attempt; the checkpoint knows the rest.
         if (!checkpoint) ctx.setScope(MAIN_SCOPE, 1);
-        await ctx.announce('status', { status: 'resumed' });
+        void ctx.announce('status', { status: 'resumed' });
       } else {
-        await ctx.publish('status', { status: 'running' });
+        void ctx.publish('status', { status: 'running' });
       }
-      if (run.crashes > this.deps.maxCrashes) {
+      if (run.crashes > this.deps.limits.maxCrashes) {
         return new RunFailure('worker_crashed', `The run's worker stopped unexpectedly ${run.crashes} times`, true);
       }
       const loop = checkpoint?.loop;
@@ -85,9 +168,9 @@ export class RunExecutor {
   }
 
   private classify(err: unknown, signal: AbortSignal, run: Run): Ending {
-    if (err instanceof RunFailure || err instanceof RunCancelled || err instanceof HandBack || err instanceof Superseded) return err;
-    if (signal.aborted && (signal.reason instanceof RunCancelled || signal.reason instanceof HandBack)) return signal.reason;
-    if (err instanceof Error && err.message.includes('SUPERSEDED')) return new Superseded();
+    if (err instanceof RunFailure || err instanceof RunCancelled || err instanceof HandBack || err instanceof Superseded || err instanceof AwaitingApproval) return err;
+    const reason: unknown = signal.aborted ? signal.reason : undefined;
+    if (reason instanceof RunCancelled || reason instanceof HandBack || reason instanceof RunFailure) return reason;
     if (isDependencyOutage(err)) return new HandBack('outage');
     this.deps.logger.error({ err, run_id: run.id }, 'run failed unexpectedly');
     return new RunFailure('internal_error', 'The run failed unexpectedly', true);
@@ -98,17 +181,18 @@ export class RunExecutor {
     const runId = ctx.run.id;
     if (ending instanceof Superseded) {
       logger.warn({ run_id: runId }, 'run taken over by a newer attempt; stopping this one');
-      return 'superseded';
+      return END;
     }
     if (ending instanceof HandBack) {
-      await this.deps.knex('runs').update({ handed_back: true }).where({ id: runId, attempt: ctx.run.attempt }).catch(() => {});
+      await ctx.claimed.then(() => this.deps.store.handBack(runId, ctx.run.attempt)).catch(() => {});
       logger.info({ run_id: runId, reason: ending.reason }, 'run handed back to the queue');
-      return ending.reason;
+      return { next: 'retry', reason: ending.reason };
     }
     try {
+      if (ending instanceof AwaitingApproval) return await this.park(ctx, ending);
       const status = await this.finalize(ctx, ending, started);
       logger.info({ run_id: runId, mode: ctx.run.mode, status, ms: Date.now() - started }, 'run finished');
-      return 'finished';
+      return END;
     } catch (err) {
       const next = this.classify(err, ctx.signal, ctx.run);
       if (next instanceof RunFailure || next instanceof RunCancelled) throw err;
@@ -116,103 +200,89 @@ export class RunExecutor {
     }
   }
 
+  /**
+   * The run waits for a person (DESIGN §11): `status: waiting`, then its row `waiting` with the
+   * checkpoint to resume from (and the run.waiting webhook). The job is then delayed until the
+   * deadline: no worker slot, no lock.
+   */
+  private async park(ctx: RunContext, awaiting: AwaitingApproval): Promise<ExecutionResult> {
+    const { run, usage } = ctx;
+    await ctx.claimed;
+    void ctx.publish('status', { status: 'waiting' });
+    await ctx.flush();
+    // The checkpoint follows every event of the step, so the resumed run numbers its events after them.
+    const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)) });
+    this.deliver(deliveries);
+    this.deps.logger.info({ run_id: run.id, until: new Date(awaiting.deadlineMs).toISOString() }, 'run waiting for approval');
+    return { next: 'wait', ref: refOf(run), untilMs: awaiting.deadlineMs };
+  }
+
+  /** After the job is delayed: the run is parked; true when its decisions all came in meanwhile (resume it now). */
+  parked(ref: RunRef): Promise<boolean> {
+    return this.deps.lease.park(ref, Math.ceil(this.deps.limits.approvalTimeoutMs / 1000) + PARKED_MARGIN_SECONDS);
+  }
+
   private async finalize(ctx: RunContext, ending: LoopOutcome | RunFailure | RunCancelled, started: number): Promise<RunStatus> {
+    const { store } = this.deps;
+    const { run, usage } = ctx;
+    await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
-      await this.succeed(ctx, ending, started);
+      const { messageId, deliveries } = await store.succeed(run, { answer: ending.answer, finishReason: ending.finishReason, usage, durationMs: Date.now() - started });
+      void ctx.publish('answer', { message_id: messageId, content: ending.answer, finish_reason: ending.finishReason }, END_SCOPE);
+      void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
+      await ctx.flush();
+      this.deliver(deliveries);
       return 'succeeded';
     }
     await ctx.release(0);
     const status = ending instanceof RunCancelled ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
-    await this.writeFinal(ctx, { status, error, usage: JSON.stringify(ctx.usage), finished_at: new Date() });
-    if (ending instanceof RunFailure) await ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
-    await ctx.publish('done', { status, usage: ctx.usage, duration_ms: Date.now() - started }, END_SCOPE);
+    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started });
+    if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
+    void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
+    this.deliver(deliveries);
     return status;
   }
 
-  /** Marks the run running under a new attempt (the fencing token); counts the deaths of earlier attempts. */
-  private async claim(runId: string): Promise<Run | undefined> {
-    const { rows } = await this.deps.knex.raw(
-      `update runs set
-         crashes = crashes + (case when status = 'running' and not handed_back then 1 else 0 end),
-         status = 'running', started_at = coalesce(started_at, now()), attempt = attempt + 1, handed_back = false
-       where id = ? and status in ('queued', 'running')
-       returning *`,
-      [runId],
-    );
-    return rows[0] ? this.deps.models.Run.fromDatabaseJson(rows[0]) : undefined;
-  }
-
-  /** The final row, only while this attempt still owns the run. */
-  private async writeFinal(ctx: RunContext, patch: Record<string, unknown>): Promise<void> {
-    const updated = await this.deps.knex('runs').update(patch).where({ id: ctx.run.id, attempt: ctx.run.attempt, status: 'running' });
-    if (updated === 0) throw new Superseded();
+  private deliver(deliveries: string[]): void {
+    if (deliveries.length > 0) this.deps.webhooks.dispatch(deliveries);
   }
 
   /**
    * A job delivered for a run that is already final (a worker died after writing the final row,
    * before publishing the end): publish the end again; numbered events make that a no-op otherwise.
    */
-  private async republishEnd(runId: string): Promise<void> {
-    const run = await this.deps.models.Run.query().findById(runId);
-    if (!run?.isFinal) return;
-    const owner = String(run.attempt);
-    const { publisher } = this.deps;
+  private async republishEnd(run: Run, attempt: number): Promise<void> {
+    const answer = await this.deps.store.answerOf(run);
+    const events = new RunEvents(this.deps.lease, refOf(run), { deterministic: true, attempt }, Infinity);
     const usage = { ...emptyUsage(), ...run.usage };
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
-    if (run.status === 'succeeded') {
-      const answer = await this.deps.models.Message.query().findOne({ run_id: run.id, role: 'assistant' });
-      if (answer) await publisher.publish(run.id, 'answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop' }, { scope: END_SCOPE, seq: 1, owner });
-    } else if (run.error) {
-      await publisher.publish(run.id, 'error', { ...run.error, retryable: false }, { scope: END_SCOPE, seq: 1, owner });
-    }
-    await publisher.publish(run.id, 'done', { status: run.status as 'succeeded', usage, duration_ms }, { scope: END_SCOPE, seq: 2, owner });
+    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop' }, END_SCOPE);
+    else if (run.error) void events.publish('error', { ...run.error, retryable: false }, END_SCOPE);
+    void events.publish('done', { status: run.status as 'succeeded', usage, duration_ms }, END_SCOPE);
+    await events.flush();
   }
+}
 
-  private async agentSettings(run: Run): Promise<AgentSettings & { tools: string[] }> {
-    const agent = run.agent_id ? await this.deps.models.Agent.query().findById(run.agent_id) : undefined;
-    const knowledgeBaseIds = agent?.knowledge_base_ids ?? [];
-    const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
-    return {
-      model: agent?.model ?? this.deps.defaultModel,
-      settings: agent?.generationSettings ?? DEFAULT_SETTINGS,
-      instructions: agent?.instructions ?? '',
-      maxIterations: agent?.max_iterations ?? 8,
-      knowledgeBaseIds,
-      // An agent with knowledge bases can always search them.
-      tools: knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? [...tools, 'knowledge_base_retrieve'] : tools,
-    };
-  }
+function agentSettings(agent: Agent | undefined, defaultModel: string): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
+  const knowledgeBaseIds = agent?.knowledge_base_ids ?? [];
+  const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
+  return {
+    model: agent?.model ?? defaultModel,
+    settings: agent?.generationSettings ?? DEFAULT_SETTINGS,
+    instructions: agent?.instructions ?? '',
+    maxIterations: agent?.max_iterations ?? 8,
+    knowledgeBaseIds,
+    toolApproval: agent?.tool_approval ?? 'never',
+    connectorIds: agent?.connector_ids ?? [],
+    // An agent with knowledge bases can always search them.
+    tools: knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? [...tools, 'knowledge_base_retrieve'] : tools,
+  };
+}
 
-  /** Earlier turns of the conversation (before this run's question), oldest first. */
-  private async history(run: Run, agent: AgentSettings): Promise<ChatMessage[]> {
-    const { Message } = this.deps.models;
-    const questionSeq = Message.query().select('seq').where({ run_id: run.id, role: 'user', injected: false });
-    const earlier = await Message.query()
-      .where({ conversation_id: run.conversation_id })
-      .where('seq', '<', questionSeq)
-      .orderBy('seq', 'desc')
-      .limit(HISTORY_LIMIT);
-    const messages: ChatMessage[] = earlier.reverse().map((m) => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: 'assistant', content: m.content }));
-    return agent.instructions ? [{ role: 'system', content: agent.instructions }, ...messages] : messages;
-  }
-
-  /** The answer message and the final run row in one statement, then the end events. */
-  private async succeed(ctx: RunContext, outcome: LoopOutcome, started: number) {
-    const messageId = randomUUID();
-    const { rowCount } = await this.deps.knex.raw(
-      `with final as (
-         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, finished_at = now()
-         where id = ? and attempt = ? and status = 'running' returning conversation_id
-       )
-       insert into messages (id, conversation_id, run_id, role, content)
-       select ?, conversation_id, ?, 'assistant', ? from final`,
-      [outcome.answer, outcome.finishReason, JSON.stringify(ctx.usage), ctx.run.id, ctx.run.attempt, messageId, ctx.run.id, outcome.answer],
-    );
-    if (rowCount === 0) throw new Superseded();
-    await ctx.publish('answer', { message_id: messageId, content: outcome.answer, finish_reason: outcome.finishReason }, END_SCOPE);
-    await ctx.publish('done', { status: 'succeeded', usage: ctx.usage, duration_ms: Date.now() - started }, END_SCOPE);
-    await ctx.flush();
-  }
+/** Earlier turns of the conversation, oldest first, after the agent's instructions. */
+function transcript(history: HistoryMessage[], instructions: string): ChatMessage[] {
+  const messages: ChatMessage[] = history.map((m) => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: 'assistant', content: m.content }));
+  return instructions ? [{ role: 'system', content: instructions }, ...messages] : messages;
 }

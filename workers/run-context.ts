@@ -2,13 +2,17 @@ import type { Run } from '../src/db/models.js';
 import type { Logger } from '../src/logger.js';
 import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
 import { emptyUsage, type EventData, type EventType, type Usage } from '../src/shared/events.js';
-import type { EventPublisher } from '../src/shared/publisher.js';
-import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../src/shared/redis-keys.js';
+import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
+import type { InjectPayload } from '../src/shared/redis-keys.js';
+import type { GenerationSettings } from '../src/shared/model-settings.js';
 import { runTool, type Tool } from './tools/registry.js';
 import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, ToolCall } from './models/types.js';
-import type { GenerationSettings } from '../src/shared/model-settings.js';
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
+import { MAIN_SCOPE, type RunEvents } from './run-events.js';
+import type { ToolApprovals } from './approvals.js';
+
+export { END_SCOPE, MAIN_SCOPE, nodeScope } from './run-events.js';
 
 export interface AgentSettings {
   model: string;
@@ -18,107 +22,80 @@ export interface AgentSettings {
   knowledgeBaseIds: string[];
 }
 
-export interface RunDeps {
-  redis: ScriptedRedis;
-  keys: RedisKeys;
-  publisher: EventPublisher;
+/** What a run's tools reach outside the loop. */
+export interface ToolServices {
   logger: Logger;
   now: () => Date;
   searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number) => Promise<RetrievedChunk[]>;
 }
 
-/** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
-export const MAIN_SCOPE = 'run';
-/** The last events of a run (answer or error, then done) are numbered in their own scope, so they are published once even if a worker dies between writing the final row and publishing them. */
-export const END_SCOPE = 'end';
-/** Events allowed in flight before the loop waits for them. */
-const MAX_INFLIGHT = 64;
-export const nodeScope = (nodeId: string) => `node:${nodeId}`;
+/** The parts a RunContext is made of; the executor builds them per attempt. */
+export interface RunParts {
+  run: Run;
+  ref: RunRef;
+  agent: AgentSettings;
+  model: ModelProvider;
+  /** The agent's tools; resolving (connector tool lists) alongside the loop's start, awaited by its first model call. */
+  tools: Promise<Tool[]>;
+  control: RunControl;
+  events: RunEvents;
+  lease: RunLease;
+  checkpoints: CheckpointWriter;
+  services: ToolServices;
+  approvals: ToolApprovals;
+  /** Time the run spent running before this attempt (checkpointed; waiting for approval does not count). */
+  activeBeforeMs: number;
+  /** The breakpoint state read when the attempt took the run: the loop's first breakpoint needs no round trip of its own. */
+  taken: BreakpointState;
+  /** Settles once this attempt's claim is written (rejects with Superseded when it lost). */
+  claimed: Promise<void>;
+  resumeFrom?: Checkpoint;
+}
 
 /**
- * What a loop (ReAct or DAG) needs from the run it executes: events, injects, tools, usage and
- * checkpoints. Events are numbered per scope, so a loop resumed from a checkpoint that makes an
- * event again (the unfinished iteration) publishes nothing twice.
+ * What a loop (ReAct or DAG) calls: the model, tools, events, injects, checkpoints and the end
+ * decision of the run it executes. Events go through RunEvents (numbering, batching); the Redis
+ * side goes through the RunLease.
  */
 export class RunContext {
+  readonly run: Run;
+  readonly agent: AgentSettings;
   readonly usage: Usage;
-  private readonly seqs: Record<string, number>;
   private readonly absorbed: Set<string>;
-  private readonly inflight: Promise<unknown>[] = [];
-  /** The Redis keys this run's breakpoints and end touch. */
-  private readonly k: { active: string; injects: string; cancel: string; userRuns: string };
+  private taken: BreakpointState | undefined;
+  private readonly startedAt = Date.now();
 
-  constructor(
-    readonly run: Run,
-    readonly agent: AgentSettings,
-    readonly model: ModelProvider,
-    readonly tools: Tool[],
-    readonly control: RunControl,
-    private readonly checkpoints: CheckpointWriter,
-    private readonly deps: RunDeps,
-    resumeFrom?: Checkpoint,
-  ) {
-    this.usage = { ...(resumeFrom?.usage ?? emptyUsage()) };
-    this.seqs = { ...(resumeFrom?.seqs ?? {}) };
-    this.absorbed = new Set(resumeFrom?.absorbed ?? []);
-    const { keys } = deps;
-    this.k = {
-      active: keys.conversationActive(run.conversation_id),
-      injects: keys.conversationInjects(run.conversation_id),
-      cancel: keys.runCancel(run.id),
-      userRuns: keys.userActiveRuns(run.user_id),
-    };
+  constructor(private readonly parts: RunParts) {
+    this.run = parts.run;
+    this.agent = parts.agent;
+    this.taken = parts.taken;
+    this.usage = { ...(parts.resumeFrom?.usage ?? emptyUsage()) };
+    this.absorbed = new Set(parts.resumeFrom?.absorbed ?? []);
+  }
+
+  /** An event outside the numbering (`status: resumed`). */
+  announce<T extends EventType>(type: T, data: EventData<T>): Promise<void> {
+    return this.parts.events.announce(type, data);
+  }
+
+  get claimed(): Promise<void> {
+    return this.parts.claimed;
   }
 
   get signal(): AbortSignal {
-    return this.control.signal;
+    return this.parts.control.signal;
   }
 
-  private get owner(): string {
-    return String(this.run.attempt);
-  }
-
-  /**
-   * Events are pipelined: the loop goes on while they travel (one connection keeps them in order,
-   * and each is numbered when it is sent). What must follow them — a checkpoint, the end decision,
-   * the end — waits for them with `flush`, which also surfaces a failed send.
-   */
   publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
-    const key = this.scopeKey(scope);
-    const seq = (this.seqs[key] ?? 0) + 1;
-    this.seqs[key] = seq;
-    return this.track(this.deps.publisher.publish(this.run.id, type, data, { scope: key, seq, owner: this.owner }));
+    return this.parts.events.publish(type, data, scope);
   }
 
-  /**
-   * A deterministic model remakes the interrupted step's events exactly, so a resumed attempt
-   * numbers them as before and the ones already sent are dropped. A gateway model makes the step
-   * anew: matching by number would splice two different answers, so a resumed attempt numbers its
-   * events afresh (after `status: resumed`, the interrupted step starts over for the client).
-   */
-  private scopeKey(scope: string): string {
-    return this.model.deterministic || this.run.attempt <= 1 || scope === END_SCOPE ? scope : `${scope}@${this.run.attempt}`;
-  }
-
-  /** An event outside the numbering (`status: resumed`): always appended. */
-  announce<T extends EventType>(type: T, data: EventData<T>): Promise<void> {
-    return this.track(this.deps.publisher.publish(this.run.id, type, data, { owner: this.owner }));
-  }
-
-  private track(sent: Promise<unknown>): Promise<void> {
-    sent.catch(() => {}); // handled where it is awaited (flush); this only keeps Node from calling it unhandled
-    this.inflight.push(sent);
-    return this.inflight.length >= MAX_INFLIGHT ? this.flush() : Promise.resolve();
-  }
-
-  async flush(): Promise<void> {
-    while (this.inflight.length > 0) await Promise.all(this.inflight.splice(0));
-  }
-
-
-  /** Where a scope's numbering stands; a node that re-runs from its start counts from 0 again. */
   setScope(scope: string, seq: number): void {
-    this.seqs[this.scopeKey(scope)] = seq;
+    this.parts.events.setScope(scope, seq);
+  }
+
+  flush(): Promise<void> {
+    return this.parts.events.flush();
   }
 
   sink(iteration: number, options: { silent?: boolean; scope?: string } = {}): ModelSink {
@@ -129,14 +106,15 @@ export class RunContext {
 
   async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string } = {}): Promise<ModelResult> {
     const { model, settings } = this.agent;
-    const result = await this.model.complete({ model, settings, messages, tools: options.tools ?? this.tools, signal: this.signal }, this.sink(iteration, options));
+    const tools = options.tools ?? (await this.parts.tools);
+    const result = await this.parts.model.complete({ model, settings, messages, tools, signal: this.signal }, this.sink(iteration, options));
     this.addUsage(result.usage);
     return requireVisible(result, model, settings.maxTokens);
   }
 
   async plan(): Promise<PlanNode[]> {
     const { model, settings } = this.agent;
-    const { nodes, usage } = await this.model.plan({ model, settings, query: this.run.query, signal: this.signal });
+    const { nodes, usage } = await this.parts.model.plan({ model, settings, query: this.run.query, signal: this.signal });
     this.addUsage(usage);
     return nodes;
   }
@@ -147,14 +125,22 @@ export class RunContext {
 
   async checkpoint(loop: LoopState): Promise<void> {
     await this.flush();
-    return this.checkpoints.save({ version: 1, loop, usage: this.usage, seqs: this.seqs, absorbed: [...this.absorbed] });
+    return this.parts.checkpoints.save(this.snapshot(loop));
   }
 
-  /** Keeps the run's hold alive; true when a cancel is pending. Also what the executor's heartbeat calls. */
-  async heartbeat(): Promise<{ cancelled: boolean; waiting: InjectPayload[] }> {
-    const { k } = this;
-    const [cancel, ...items] = await this.deps.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, this.run.id, ACTIVE_MARKER_TTL_SECONDS);
-    return { cancelled: cancel === 1, waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
+  /** What a checkpoint of `loop` holds now (events numbered so far included). */
+  snapshot(loop: LoopState): Checkpoint {
+    return { version: 1, loop, usage: this.usage, seqs: { ...this.parts.events.seqs }, absorbed: [...this.absorbed], activeMs: this.activeMs };
+  }
+
+  /** Time the run has spent running, this attempt included. */
+  get activeMs(): number {
+    return this.parts.activeBeforeMs + (Date.now() - this.startedAt);
+  }
+
+  /** Keeps the run's hold alive; reports a pending cancel and waiting injects. Also what the executor's heartbeat calls. */
+  heartbeat(): Promise<BreakpointState> {
+    return this.parts.lease.breakpoint(this.parts.ref);
   }
 
   /**
@@ -163,12 +149,13 @@ export class RunContext {
    * `absorb` and are checkpointed before they leave the Redis list, so none is ever lost.
    */
   async breakpoint(iteration: number, absorb: (messages: ChatMessage[]) => LoopState): Promise<void> {
-    if (this.control.draining()) throw new HandBack('shutdown');
-    const { cancelled, waiting } = await this.heartbeat();
-    if (cancelled) throw new RunCancelled();
+    if (this.parts.control.draining()) throw new HandBack('shutdown');
+    const { cancelPending, waiting } = this.taken ?? (await this.heartbeat());
+    this.taken = undefined;
+    if (cancelPending) throw new RunCancelled();
     const fresh = await this.publishInjected(waiting, iteration);
     if (fresh.length > 0) await this.checkpoint(absorb(fresh));
-    if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(this.k.injects, waiting.length);
+    if (waiting.length > 0) await this.parts.lease.acknowledge(this.parts.ref, waiting.length);
   }
 
   private async publishInjected(waiting: InjectPayload[], iteration: number): Promise<ChatMessage[]> {
@@ -188,38 +175,53 @@ export class RunContext {
    */
   async tryFinish(): Promise<boolean> {
     await this.flush();
-    const { k } = this;
-    const result = await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 1);
-    if (result === 2) throw new RunCancelled();
-    return result === 1;
+    const outcome = await this.parts.lease.finish(this.parts.ref, String(this.run.attempt));
+    if (outcome === 'cancel_pending') throw new RunCancelled();
+    return outcome === 'finished';
   }
 
   /** Failure and cancel: absorb (announce) whatever was injected, then release the conversation. */
   async release(iteration: number): Promise<void> {
     // Whatever was still streaming is moot now; a failed send there must not stop the release.
     await this.flush().catch(() => {});
-    const { k } = this;
+    const { lease, ref } = this.parts;
     for (;;) {
       const { waiting } = await this.heartbeat();
       await this.publishInjected(waiting, iteration);
-      if (waiting.length > 0) await this.deps.redis.acknowledgeInjects(k.injects, waiting.length);
-      if ((await this.deps.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.run.id, 0)) === 1) return;
+      if (waiting.length > 0) await lease.acknowledge(ref, waiting.length);
+      if ((await lease.release(ref, String(this.run.attempt))) === 'released') return;
     }
   }
 
   /** Runs the calls in order, publishing each call and result; returns the tool messages. */
+  /**
+   * Runs the calls in order, publishing each call and result; returns the tool messages. Calls the
+   * agent gates (DESIGN §11) run only once a person has decided: until then this publishes
+   * `approval_required` for each and throws AwaitingApproval; a rejected call's result is an error the model reads.
+   */
   async callTools(iteration: number, calls: ToolCall[], scope = MAIN_SCOPE): Promise<ChatMessage[]> {
+    const { services, approvals } = this.parts;
+    const gated = approvals.gated(calls, scope);
+    const decisions = await approvals.decisions(gated, async (waiting) => {
+      for (const { approvalId, call } of waiting) await this.publish('approval_required', { iteration, call_id: approvalId, name: call.name, arguments: call.arguments }, scope);
+    });
+    const decisionOf = new Map(gated.map((g) => [g.call, decisions.get(g.approvalId)]));
+    const tools = await this.parts.tools;
     const results: ChatMessage[] = [];
     for (const call of calls) {
       await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
-      this.deps.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id }, 'tool executed');
-      const { output, isError } = await runTool(this.tools, call, {
-        signal: this.signal,
-        now: this.deps.now,
-        searchKnowledge: (query, topK) => this.deps.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
-      });
+      const decision = decisionOf.get(call);
+      services.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id, ...(decision ? { approval: decision.decision } : {}) }, 'tool executed');
+      const { output, isError } = decision?.decision === 'reject'
+        ? { output: `rejected: ${decision.message || 'no reason given'}`, isError: true }
+        : await runTool(tools, call, {
+            signal: this.signal,
+            now: services.now,
+            searchKnowledge: (query, topK) => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
+          });
       await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
-      results.push({ role: 'tool', content: typeof output === 'string' ? output : JSON.stringify(output), toolCallId: call.id, name: call.name });
+      const content = typeof output === 'string' ? output : JSON.stringify(output);
+      results.push({ role: 'tool', content, toolCallId: call.id, name: call.name, ...(isError ? { isError } : {}) });
     }
     return results;
   }

@@ -1,3 +1,4 @@
+import type { LoopState } from './checkpoint.js';
 /** How a running loop is told to stop: a failure, a cancel, or the worker shutting down. */
 
 /** The run ends with an `error` event carrying `code` (a model that does not exist, a loop that would not end, …). */
@@ -25,6 +26,24 @@ export class RunCancelled extends Error {
 export class HandBack extends Error {
   constructor(readonly reason: 'shutdown' | 'outage') {
     super(`run handed back (${reason})`);
+  }
+}
+
+/**
+ * Tool calls of the current step wait for a person's approval (DESIGN §11): the loop checkpoints
+ * its state and the run parks until the decisions are in, or `deadlineMs`.
+ */
+export class AwaitingApproval extends Error {
+  constructor(
+    readonly deadlineMs: number,
+    /** The loop's state to resume from, once the loop has added it. */
+    readonly state?: LoopState,
+  ) {
+    super('tool calls wait for approval');
+  }
+
+  withState(state: LoopState): AwaitingApproval {
+    return new AwaitingApproval(this.deadlineMs, state);
   }
 }
 

@@ -1,25 +1,20 @@
-import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import * as v from 'valibot';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import { createKnex, WORKER_POOL } from '../src/db/knex.js';
 import { bindModels } from '../src/db/models.js';
+import { workerServices } from './assembly.js';
+import { startWebhookWorker } from './webhooks/worker.js';
+import { startWakeSweep } from './wake-sweep.js';
 import { createRedis, waitForReady } from '../src/redis/connection.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
-import { EventPublisher } from '../src/shared/publisher.js';
 import { RUN_QUEUE, RunJobSchema, type RunJob } from '../src/shared/jobs.js';
-import { isDependencyOutage } from '../src/http/outage.js';
+import { isDependencyOutage } from '../src/shared/outage.js';
 import { assertNoEviction } from './redis-policy.js';
-import { RunExecutor } from './executor.js';
+import { RunExecutor, type ExecutionResult } from './executor.js';
 import { CancellationListener } from './cancellations.js';
-import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
 import { startIngestionWorker } from './knowledge/worker.js';
 import { WorkerLifecycle } from './run-control.js';
-import { LocalModel } from './models/local.js';
-import { GatewayModel } from './models/gateway/provider.js';
-import { UnconfiguredGateway } from './models/gateway/unconfigured.js';
-import { LOCAL_MODEL } from '../src/shared/model-settings.js';
-import type { ModelProvider } from './models/types.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -35,55 +30,44 @@ const HARD_STOP_MARGIN_MS = 5000;
  */
 const BULLMQ_MAX_STALLED = 1000;
 
-/** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
-function modelProviders(config: Config, logger: Logger): (model: string) => ModelProvider {
-  const local = new LocalModel(config.model.localTokenDelayMs);
-  const { gateway } = config.model;
-  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey }, logger) : new UnconfiguredGateway();
-  return (model) => (model === LOCAL_MODEL ? local : remote);
-}
-
 /** Connects, checks Redis, and starts the BullMQ run worker. */
 export async function startWorkers(config: Config, logger: Logger): Promise<RunningWorkers> {
-  const redis = createRedis(config.redis, 'patient', 'worker');
+  const redis = createRedis(config.redis, 'worker-commands', 'worker');
   await waitForReady(redis, 30_000);
   await assertNoEviction(redis);
-  const knex = createKnex(config.databaseUrl, { ...WORKER_POOL, poolMax: Math.min(20, config.workerConcurrency) });
-  const keys = redisKeys(config.redis.keyPrefix);
-  const executor = new RunExecutor({
-    knex,
-    models: bindModels(knex),
-    redis,
-    keys,
-    publisher: new EventPublisher(redis, keys),
-    logger,
-    now: () => new Date(),
-    modelFor: modelProviders(config, logger),
-    defaultModel: config.model.defaultModel,
-    maxCrashes: config.runs.maxCrashes,
-    searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
-  });
+  const knex = createKnex(config.databaseUrl, { ...WORKER_POOL, poolMax: config.databasePoolMax.worker });
+  const models = bindModels(knex);
+  const services = workerServices(config, { knex, models, redis, logger });
+  const { keys } = services;
+  const executor = new RunExecutor(services.deps);
   const cancellations = await CancellationListener.start(createRedis(config.redis, 'patient', 'worker-cancels'), keys.cancelChannel);
   const lifecycle = new WorkerLifecycle();
 
   const processRun = async (job: Job<RunJob>, token?: string) => {
-    const { runId } = v.parse(RunJobSchema, job.data);
-    const { controller, release } = cancellations.register(runId);
-    let result;
+    const data = v.parse(RunJobSchema, job.data);
+    const { controller, release } = cancellations.register(data.runId);
+    let result: ExecutionResult;
     try {
-      result = await executor.execute(runId, controller, lifecycle.controlFor(controller));
+      const assignment = { ...data, attempt: job.attemptsStarted, crashes: job.stalledCounter };
+      result = await executor.execute(assignment, controller, lifecycle.controlFor(controller));
     } catch (err) {
       if (!isDependencyOutage(err)) throw err;
-      result = 'outage' as const;
+      result = { next: 'retry', reason: 'outage' };
     } finally {
       release();
     }
-    if (result === 'shutdown') {
+    if (result.next === 'retry' && result.reason === 'shutdown') {
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    if (result === 'outage') {
+    if (result.next === 'retry') {
       await job.moveToDelayed(Date.now() + OUTAGE_RETRY_MS, token);
+      throw new DelayedError();
+    }
+    if (result.next === 'wait') {
+      // No worker slot and no lock while a person decides: the job waits, delayed until the deadline.
+      await job.moveToDelayed(result.untilMs, token);
+      if (await executor.parked(result.ref)) await job.promote();
       throw new DelayedError();
     }
   };
@@ -101,6 +85,9 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
   worker.on('stalled', (jobId) => logger.warn({ job_id: jobId }, 'run job stalled; it will resume on a worker'));
   await worker.waitUntilReady();
   const ingestion = await startIngestionWorker(config, knex, keys.bullPrefix, logger);
+  const webhooks = await startWebhookWorker(config, keys.bullPrefix, services.deliverer, services.outbox, logger);
+  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');
   return {
     /** Stop taking jobs; running loops hand their runs back at the next breakpoint (or are cut off before the deadline). */
@@ -108,10 +95,13 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
       lifecycle.drain();
       const hardStop = setTimeout(() => lifecycle.stopNow(), Math.max(0, config.shutdownTimeoutMs - HARD_STOP_MARGIN_MS));
       try {
-        await Promise.all([worker.close(), ingestion.close()]);
+        await Promise.all([worker.close(), ingestion.close(), webhooks.close()]);
       } finally {
         clearTimeout(hardStop);
         cancellations.close();
+        wakeSweep.close();
+        await runQueue.close();
+        await services.close();
         redis.disconnect();
         await knex.destroy();
       }

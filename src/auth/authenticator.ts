@@ -1,10 +1,11 @@
 import type { Models, User, Role } from '../db/models.js';
-import { AuthError } from '../http/errors.js';
+import { AuthError } from '../shared/errors.js';
 import type { CredentialCache } from './cache.js';
 import type { JwtService } from './jwt.js';
 import { parseScopes, type Scope } from './scopes.js';
 import { constantTimeEqual, isWellFormedApiKey, looksLikeApiKey, sha256Hex } from './secrets.js';
 import type { UsageRecorder } from './usage.js';
+import { sessionRevoked } from './sessions.js';
 
 export interface Principal {
   user: { id: string; email: string; role: Role };
@@ -12,6 +13,8 @@ export interface Principal {
   /** null = full access (a JWT or an unscoped key). */
   scopes: Scope[] | null;
   keyId?: string;
+  /** The key's first characters (its `key_prefix`), which name it in the audit log. */
+  keyPrefix?: string;
   expiresAt: Date | null;
 }
 
@@ -32,13 +35,14 @@ export class Authenticator {
   }
 
   private async fromApiKey(credential: string): Promise<Principal> {
-    const found = await this.lookupKey(credential);
-    if (!found) throw new AuthError('invalid_token', 'The API key is not valid');
-    const { key, user } = found;
+    const key = await this.lookupKey(credential);
+    if (!key) throw new AuthError('invalid_token', 'The API key is not valid');
+    const user = await this.activeUser(key.user_id, 'The API key');
     if (!key.is_active) throw new AuthError('unauthorized', 'The API key is disabled');
     if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new AuthError('token_expired', 'The API key has expired');
     this.usage.record(key.id);
-    return { user: principalUser(user), kind: 'api_key', scopes: parseScopes(key.scopes), keyId: key.id, expiresAt: key.expires_at };
+    const { id: keyId, key_prefix: keyPrefix, scopes, expires_at: expiresAt } = key;
+    return { user: principalUser(user), kind: 'api_key', scopes: parseScopes(scopes), keyId, keyPrefix, expiresAt };
   }
 
   private async lookupKey(credential: string) {
@@ -47,24 +51,32 @@ export class Authenticator {
     if (cached) return cached;
     // Only a key that was cached came through this check once already; the rest are checked before any query.
     if (!isWellFormedApiKey(credential)) throw new AuthError('invalid_token', 'The API key is malformed');
-    // The unique index finds the row by its hash; the match is confirmed in constant time.
-    const key = await this.models.ApiKey.query().findOne({ key_hash: hash });
-    if (!key || !constantTimeEqual(key.key_hash, hash)) return undefined;
-    const user = await this.models.User.query().findById(key.user_id);
-    if (!user) return undefined;
-    const entry = { key, user };
-    this.cache.keys.set(hash, entry);
-    return entry;
+    return this.cache.fill(this.cache.keys, hash, async () => {
+      // The unique index finds the row by its hash; the match is confirmed in constant time.
+      const key = await this.models.ApiKey.query().findOne({ key_hash: hash });
+      return key && constantTimeEqual(key.key_hash, hash) ? key : undefined;
+    });
   }
 
   private async fromJwt(credential: string): Promise<Principal> {
     const claims = await this.jwt.verify(credential);
-    let user = this.cache.users.get(claims.userId);
-    if (!user) {
-      user = await this.models.User.query().findById(claims.userId);
-      if (!user) throw new AuthError('invalid_token', 'The access token names no existing user');
-      this.cache.users.set(user.id, user);
-    }
+    const { cache, models } = this;
+    // The user first: a disabled user's tokens answer `unauthorized` although disabling also revoked their sessions.
+    const user = await this.activeUser(claims.userId, 'The access token');
+    const revoked = await cache.fill(cache.sessions, claims.sessionId, () => sessionRevoked(models, claims.sessionId));
+    if (revoked) throw new AuthError('invalid_token', 'The session of this access token was revoked; log in again');
     return { user: principalUser(user), kind: 'jwt', scopes: null, expiresAt: claims.expiresAt };
+  }
+
+  /**
+   * The credential's user, from the cache every web process drops on a `user:<id>` message, so
+   * disabling or deleting a user reaches warm keys and tokens without a query per request.
+   */
+  private async activeUser(userId: string, credential: string): Promise<User> {
+    const { cache, models } = this;
+    const user = await cache.fill(cache.users, userId, async () => await models.User.query().findById(userId));
+    if (!user) throw new AuthError('invalid_token', `${credential} names no existing user`);
+    if (!user.is_active) throw new AuthError('unauthorized', 'This user account is disabled');
+    return user;
   }
 }

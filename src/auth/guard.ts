@@ -1,7 +1,7 @@
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Role } from '../db/models.js';
-import { AuthError, ForbiddenError } from '../http/errors.js';
-import type { Authenticator, Principal } from './authenticator.js';
+import { AuthError, ForbiddenError } from '../shared/errors.js';
+import type { Principal } from './authenticator.js';
 import type { Scope } from './scopes.js';
 
 /**
@@ -19,6 +19,9 @@ export interface AccessRule {
   role?: Role;
   bodyToken?: boolean;
 }
+
+/** Administrative endpoints (DESIGN §9): role admin, with full access or a key of scope `admin`. */
+export const ADMIN: AccessRule = { scope: 'admin', role: 'admin' };
 
 function bearer(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -39,16 +42,10 @@ export function authorize(principal: Principal, rule: AccessRule): void {
   if (rule.role && principal.user.role !== rule.role) throw new ForbiddenError(`This endpoint requires the ${rule.role} role`);
 }
 
-export function guard(authenticator: Authenticator, rule: AccessRule): Middleware {
-  return async (ctx, next) => {
-    let credential = bearer(ctx.get('authorization') || undefined);
-    if (!credential && rule.bodyToken) {
-      const token = (ctx.state.body as { token?: unknown } | undefined)?.token;
-      if (typeof token === 'string' && token.length > 0) credential = token;
-    }
-    const principal = await authenticator.authenticate(credential);
-    authorize(principal, rule);
-    ctx.state.principal = principal;
-    return next();
-  };
+/** The request's credential: `Authorization: Bearer …`, or body field `token` where the rule allows it. */
+export function credentialOf(ctx: Context, rule: AccessRule): string | undefined {
+  const credential = bearer(ctx.get('authorization') || undefined);
+  if (credential || !rule.bodyToken) return credential;
+  const token = (ctx.state.body as { token?: unknown } | undefined)?.token;
+  return typeof token === 'string' && token.length > 0 ? token : undefined;
 }

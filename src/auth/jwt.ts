@@ -1,12 +1,16 @@
 import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Config } from '../config.js';
-import { AuthError } from '../http/errors.js';
+import { AuthError } from '../shared/errors.js';
 import { TtlCache } from './cache.js';
 
 export interface AccessClaims {
   userId: string;
+  /** The session (refresh-token family) the token was issued to: revoking it revokes the token. */
+  sessionId: string;
   expiresAt: Date;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** HS256 access tokens with exp/iss/aud checked and the algorithm pinned (DESIGN §3). */
 export class JwtService {
@@ -21,10 +25,10 @@ export class JwtService {
     return this.config.accessTtlSeconds;
   }
 
-  async sign(userId: string, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
+  async sign(userId: string, sessionId: string, now = Date.now()): Promise<{ token: string; expiresAt: Date }> {
     const issuedAt = Math.floor(now / 1000);
     const exp = issuedAt + this.config.accessTtlSeconds;
-    const token = await new SignJWT({})
+    const token = await new SignJWT({ sid: sessionId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.config.issuer)
@@ -44,17 +48,23 @@ export class JwtService {
   }
 
   private async verifySignature(token: string): Promise<AccessClaims> {
+    let payload;
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      ({ payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
         issuer: this.config.issuer,
         audience: this.config.audience,
-        requiredClaims: ['exp', 'sub'],
-      });
-      return { userId: payload.sub as string, expiresAt: new Date((payload.exp as number) * 1000) };
+        requiredClaims: ['exp', 'sub', 'sid'],
+      }));
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new AuthError('token_expired', 'The access token has expired; refresh it or log in again');
       throw new AuthError('invalid_token', 'The access token is invalid');
     }
+    // Correctly signed is not enough: the ids go into queries, so they must be ids.
+    const { sub, sid } = payload;
+    if (typeof sub !== 'string' || !UUID.test(sub) || typeof sid !== 'string' || !UUID.test(sid)) {
+      throw new AuthError('invalid_token', 'The access token is invalid');
+    }
+    return { userId: sub, sessionId: sid, expiresAt: new Date((payload.exp as number) * 1000) };
   }
 }

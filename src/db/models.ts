@@ -1,8 +1,11 @@
+import { WebhookDelivery, WebhookEndpoint } from './webhook-models.js';
 import { Model, type Pojo } from 'objection';
 import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
+import { Connector } from './connector-models.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { FinishReason } from '../shared/events.js';
+import type { ToolApproval } from '../shared/tools.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -13,12 +16,19 @@ export class User extends Model {
   name!: string;
   role!: Role;
   password_hash!: string;
+  /** A disabled user's keys and tokens are refused (DESIGN §9). */
+  is_active!: boolean;
   created_at!: Date;
   updated_at!: Date;
 
   /** The public view of a user; never includes the password hash. */
   toPublic() {
     return { id: this.id, email: this.email, name: this.name, role: this.role, created_at: this.created_at.toISOString() };
+  }
+
+  /** The user as administrators see it. */
+  toAdmin() {
+    return { ...this.toPublic(), is_active: this.is_active, updated_at: this.updated_at.toISOString() };
   }
 }
 
@@ -87,11 +97,14 @@ export class Agent extends Model {
   thinking_budget!: number | null;
   max_tokens!: number | null;
   gateway_tools!: GatewayTool[];
+  /** DESIGN §11: which tool calls wait for a person's approval. */
+  tool_approval!: ToolApproval;
+  connector_ids!: string[];
   created_at!: Date;
   updated_at!: Date;
 
   static override get jsonAttributes() {
-    return ['tools', 'knowledge_base_ids', 'gateway_tools'];
+    return ['tools', 'knowledge_base_ids', 'gateway_tools', 'connector_ids', 'tool_approval'];
   }
 
   get generationSettings(): GenerationSettings {
@@ -105,7 +118,7 @@ export class Agent extends Model {
 }
 
 export type RunMode = 'react' | 'dag';
-export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
 
 export class Conversation extends Model {
   static override tableName = 'conversations';
@@ -138,6 +151,7 @@ export class Run extends Model {
   query!: string;
   answer!: string | null;
   finish_reason!: FinishReason | null;
+  user_metadata!: string | null;
   error!: { code: string; message: string } | null;
   usage!: Record<string, number> | null;
   created_at!: Date;
@@ -170,6 +184,7 @@ export class Run extends Model {
       finish_reason: this.finish_reason,
       error: this.error,
       usage: this.usage,
+      user_metadata: this.user_metadata,
       created_at: this.created_at.toISOString(),
       started_at: this.started_at?.toISOString() ?? null,
       finished_at: this.finished_at?.toISOString() ?? null,
@@ -212,6 +227,9 @@ export function bindModels(knex: Knex) {
     Message: Message.bindKnex(knex),
     KnowledgeBase: KnowledgeBase.bindKnex(knex),
     KbDocument: KbDocument.bindKnex(knex),
+    Connector: Connector.bindKnex(knex),
+    WebhookEndpoint: WebhookEndpoint.bindKnex(knex),
+    WebhookDelivery: WebhookDelivery.bindKnex(knex),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

@@ -1,14 +1,35 @@
 import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
-import { PayloadTooLargeError, ValidationError } from './errors.js';
+import type { AppState } from './route.js';
+import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Deeper than any request this API takes; bounds every later walk of the parsed value (validation, error echoes). */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 /**
  * Reads JSON bodies into ctx.state.body with a size limit. Multipart uploads are left on the
  * stream for the route that wants them. Malformed JSON → 422 json_invalid (FastAPI's shape).
  */
-export function jsonBody(limitBytes: number): Middleware {
+export function jsonBody(limitBytes: number): Middleware<AppState> {
   return async (ctx, next) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return next();
     let text: string;
@@ -24,6 +45,10 @@ export function jsonBody(limitBytes: number): Middleware {
       // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".
       ctx.state.body = text;
       return next();
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+      throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
     }
     try {
       ctx.state.body = JSON.parse(text);

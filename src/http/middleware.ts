@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type Koa from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { AppState } from './route.js';
+import type Router from '@koa/router';
 import type { Logger } from 'pino';
-import { AppError, NotFoundError, UnavailableError } from './errors.js';
-import { isDependencyOutage } from './outage.js';
+import { AppError, MethodNotAllowedError, NotFoundError, RateLimitedError, UnavailableError } from '../shared/errors.js';
+import { classifyDependencyFailure } from '../shared/outage.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** How soon a client may retry after the web tier was too busy, and after a dependency was unreachable. */
+const SATURATED_RETRY_SECONDS = 1;
+const UNREACHABLE_RETRY_SECONDS = 5;
+
 /** Request id (kept from X-Request-Id when sane) and one log line per request. Never logs headers or bodies. */
-export function requestContext(logger: Logger): Middleware {
+export function requestContext(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -18,24 +25,47 @@ export function requestContext(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      const log = ctx.state.log as Logger;
-      log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) }, 'request');
+      const { log } = ctx.state;
+      const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) };
+      // Every 429 and 503 names its cause (DESIGN §12), so overload is never mistaken for an outage.
+      if (ctx.state.refusal) log.warn({ ...line, cause: ctx.state.refusal }, 'request refused');
+      else log.info(line, 'request');
     }
   };
 }
 
-const HTTP_CODES: Record<number, string> = { 400: 'bad_request', 405: 'method_not_allowed', 501: 'not_implemented' };
+/** Headers every response carries (DESIGN §12): nothing is cached (responses carry credentials and user data), nothing sniffed. */
+export function securityHeaders(): Middleware<AppState> {
+  return async (ctx, next) => {
+    ctx.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    await next();
+  };
+}
+
+const HTTP_CODES: Record<number, string> = { 400: 'bad_request', 405: 'method_not_allowed' };
+
+/** A Postgres or Redis failure as the client should see it: saturation → 429, unreachable → 503, both with Retry-After. */
+function dependencyError(caught: unknown): unknown {
+  const failure = classifyDependencyFailure(caught);
+  if (!failure) return caught;
+  const cause = `${failure.dependency} ${failure.kind}: ${failure.cause}`;
+  if (failure.kind === 'saturated') {
+    return new RateLimitedError('The service is busy; retry after the time in Retry-After', SATURATED_RETRY_SECONDS, cause);
+  }
+  return new UnavailableError('A backing service (Postgres or Redis) is unavailable; retry shortly', UNREACHABLE_RETRY_SECONDS, cause);
+}
 
 /** The one place errors become HTTP responses (DESIGN §4). */
-export function errorResponses(): Middleware {
+export function errorResponses(): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError(`No route for ${ctx.method} ${ctx.path}`);
     } catch (caught) {
-      const err = isDependencyOutage(caught) ? new UnavailableError('A backing service (Postgres or Redis) is unavailable; retry shortly') : caught;
+      const err = dependencyError(caught);
+      if (err instanceof AppError && err.logCause) ctx.state.refusal = err.logCause;
       if (ctx.headerSent) {
-        (ctx.state.log as Logger).warn({ err }, 'error after response started');
+        ctx.state.log.warn({ err }, 'error after response started');
         return;
       }
       if (err instanceof AppError) {
@@ -50,9 +80,58 @@ export function errorResponses(): Middleware {
         ctx.body = { error: HTTP_CODES[status] ?? 'bad_request', message: (err as Error).message };
         return;
       }
-      (ctx.state.log as Logger).error({ err }, 'unhandled error');
+      ctx.state.log.error({ err }, 'unhandled error');
       ctx.status = 500;
-      ctx.body = { error: 'internal_error', message: 'Internal server error', request_id: ctx.state.requestId };
+      ctx.body = internalErrorBody(ctx);
     }
+  };
+}
+
+const internalErrorBody = (ctx: Context) => ({ error: 'internal_error', message: 'Internal server error', request_id: ctx.state.requestId ?? null });
+
+/**
+ * A path some route serves, asked with a method none of them implements (PROPFIND, TRACE, or PUT
+ * where only GET exists) → 405 with Allow; OPTIONS → 204 with Allow. Paths no route serves stay 404.
+ */
+export function methodsAllowed(routers: Router[]): Middleware<AppState> {
+  const layers = routers.flatMap((router) => router.stack).filter((layer) => layer.methods.length > 0);
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const allowed = [...new Set(layers.filter((layer) => layer.match(ctx.path)).flatMap((layer) => layer.methods))];
+    if (allowed.length === 0) return;
+    allowed.push('OPTIONS');
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 204;
+      ctx.set('Allow', allowed.join(', '));
+      return;
+    }
+    throw new MethodNotAllowedError(ctx.method, ctx.path, allowed);
+  };
+}
+
+/**
+ * Koa's last resort (an error while writing the response, e.g. a body that cannot be serialised)
+ * answers plain text; this one answers DESIGN §4's JSON instead.
+ */
+export function jsonLastResort(app: Koa, logger: Logger): void {
+  app.context.onerror = function onerror(this: Context, err: unknown) {
+    if (err == null) return;
+    const log = (this.state?.log as Logger | undefined) ?? logger;
+    if (this.headerSent || !this.writable) {
+      log.warn({ err }, 'error after response started');
+      return;
+    }
+    log.error({ err }, 'unhandled error while responding');
+    const { res } = this;
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    const body = JSON.stringify(internalErrorBody(this));
+    res.statusCode = 500;
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(body));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    if (this.state?.requestId) res.setHeader('X-Request-Id', String(this.state.requestId));
+    res.end(body);
   };
 }

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Context } from 'koa';
-import { PayloadTooLargeError, ValidationError } from './errors.js';
+import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 
 export interface UploadedFile {
   filename: string;
@@ -23,7 +23,10 @@ export function readSingleFile(ctx: Context, maxBytes: number): Promise<Uploaded
     const fields: Record<string, string> = {};
     let file: { filename: string; chunks: Buffer[]; truncated: boolean } | undefined;
     let failure: Error | undefined;
+    let extraFile = false;
     parser.on('field', (name, value) => (fields[name] = value));
+    // busboy skips files past `limits.files` and says so here: the contract is one file, so that is refused.
+    parser.on('filesLimit', () => (extraFile = true));
     parser.on('file', (_name, stream, info) => {
       if (file) return stream.resume();
       const current = { filename: info.filename ?? '', chunks: [] as Buffer[], truncated: false };
@@ -40,6 +43,7 @@ export function readSingleFile(ctx: Context, maxBytes: number): Promise<Uploaded
     parser.on('close', () => {
       if (failure) return;
       if (!file) return reject(invalid('Field required: a file part', 'missing'));
+      if (extraFile) return reject(invalid('Value error, exactly one file may be uploaded per request', 'too_many_files'));
       if (file.truncated) return reject(new PayloadTooLargeError(`The document exceeds ${maxBytes} bytes`));
       resolve({ filename: file.filename, bytes: Buffer.concat(file.chunks), fields });
     });

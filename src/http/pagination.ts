@@ -9,12 +9,17 @@ export interface Page<T> {
   pages: number;
 }
 
+/** The spec's page envelope around one page of items. */
+export function pageOf<T>(items: T[], total: number, { page, size }: Pagination): Page<T> {
+  return { items, total, page, size, pages: Math.ceil(total / size) };
+}
+
 /** Runs a query one page at a time and wraps it in the spec's envelope. */
 export async function paginate<M extends Model, T>(
   query: QueryBuilder<M, M[]>,
-  { page, size }: Pagination,
+  pagination: Pagination,
   present: (row: M) => T,
 ): Promise<Page<T>> {
-  const { results, total } = await query.page(page - 1, size);
-  return { items: results.map(present), total, page, size, pages: Math.ceil(total / size) };
+  const { results, total } = await query.page(pagination.page - 1, pagination.size);
+  return pageOf(results.map(present), total, pagination);
 }

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import type { Context } from 'koa';
-import { ValidationError, type ValidationIssue } from './errors.js';
+import type { ParameterizedContext } from 'koa';
+import { ValidationError, type ValidationIssue } from '../shared/errors.js';
+import { MAX_JSON_DEPTH } from './body.js';
 
 /** Request validation with valibot, reported in FastAPI's 422 shape (DESIGN §4). */
 
@@ -101,10 +102,13 @@ export function toValidationIssues(issues: AnyIssue[], source: Source, raw: unkn
   });
 }
 
-/** Postgres text cannot hold NUL, so a string carrying one is refused here rather than failing in the database. */
+/**
+ * Postgres text cannot hold NUL, so a string carrying one is refused here rather than failing in the database.
+ * Bodies arrive at most MAX_JSON_DEPTH deep (src/http/body.ts); the walk stops there all the same.
+ */
 function findNul(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || path.length > MAX_JSON_DEPTH) return undefined;
   for (const [key, child] of Object.entries(value)) {
     const found = findNul(child, [...path, Array.isArray(value) ? Number(key) : key]);
     if (found) return found;
@@ -130,11 +134,21 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, s
   throw new ValidationError(toValidationIssues(result.issues as AnyIssue[], source, raw));
 }
 
-export const validateBody = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
+export const validateBody = <S extends v.GenericSchema>(ctx: ParameterizedContext<{ body?: unknown }>, schema: S) =>
   parseInput(schema, ctx.state.body, 'body');
 
-export const validateQuery = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
-  parseInput(schema, { ...ctx.query }, 'query');
+/** `true` or `false` in a query string. */
+export const booleanText = v.pipe(v.picklist(['true', 'false']), v.transform((text) => text === 'true'));
 
-export const validateParams = <S extends v.GenericSchema>(ctx: Context, schema: S) =>
-  parseInput(schema, { ...(ctx as Context & { params: Record<string, string> }).params }, 'path');
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31);
+
+/** A point in time in a query string: an ISO 8601 date (midnight UTC) or date-time with an offset. */
+export const instantText = v.pipe(
+  v.string(),
+  v.maxLength(40),
+  v.regex(ISO_INSTANT, 'must be an ISO 8601 date (2026-01-31) or date-time with an offset (2026-01-31T12:00:00Z)'),
+  v.transform((text) => new Date(text.length === 10 ? `${text}T00:00:00Z` : text)),
+  v.check((at) => at.getTime() >= EARLIEST && at.getTime() <= LATEST, 'must be a real date between 1970 and 9999'),
+);

@@ -3,10 +3,13 @@ import type { Knex } from 'knex';
 import type { Queue } from 'bullmq';
 import type { Models } from '../db/models.js';
 import type { ChunkStrategy, KbDocument, KnowledgeBase, RetrievalMode } from '../db/knowledge-models.js';
-import { NotFoundError, UnsupportedMediaTypeError } from '../http/errors.js';
+import { NotFoundError, UnsupportedMediaTypeError } from '../shared/errors.js';
 import { ingestJobOptions, type IngestJob } from '../shared/jobs.js';
 import { retrieve, type RetrievedChunk } from './retrieval.js';
 import { lockCells } from './ivf.js';
+import { paginate } from '../http/pagination.js';
+import { findOwned, listOwned } from '../db/owned.js';
+import type { Pagination } from '../http/validation.js';
 
 export interface KnowledgeBaseFields {
   name: string;
@@ -70,10 +73,8 @@ export class KnowledgeService {
     private readonly queue: Queue<IngestJob>,
   ) {}
 
-  async own(userId: string, id: string): Promise<KnowledgeBase> {
-    const kb = await this.models.KnowledgeBase.query().findOne({ id, user_id: userId });
-    if (!kb) throw new NotFoundError('Knowledge base not found');
-    return kb;
+  own(userId: string, id: string): Promise<KnowledgeBase> {
+    return findOwned(this.models.KnowledgeBase, userId, id, 'Knowledge base');
   }
 
   async create(userId: string, fields: Omit<KnowledgeBaseFields, 'is_active'>): Promise<KnowledgeBase> {
@@ -113,11 +114,18 @@ export class KnowledgeService {
     return { document: document!, created: inserted };
   }
 
-  documents(knowledgeBaseId: string) {
-    return this.models.KbDocument.query()
+  list(userId: string, page: Pagination) {
+    return listOwned(this.models.KnowledgeBase, userId, page, (kb) => kb.toPublic());
+  }
+
+  /** A knowledge base's documents (without their bytes), newest first. */
+  async listDocuments(userId: string, knowledgeBaseId: string, page: Pagination) {
+    await this.own(userId, knowledgeBaseId);
+    const query = this.models.KbDocument.query()
       .select('id', 'knowledge_base_id', 'name', 'content_type', 'size_bytes', 'status', 'error', 'chunk_count', 'created_at', 'updated_at')
       .where({ knowledge_base_id: knowledgeBaseId })
       .orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
+    return paginate(query, page, (document) => document.toPublic());
   }
 
   async removeDocument(userId: string, knowledgeBaseId: string, documentId: string): Promise<void> {

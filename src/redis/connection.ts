@@ -1,12 +1,15 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config.js';
-import { withScripts, type ScriptedRedis } from '../shared/redis-keys.js';
+import { withScripts, type ScriptedRedis } from '../shared/redis-scripts.js';
 
 /**
- * Connection roles (DESIGN §5): web commands fail fast so an outage answers 503 at once;
- * workers, BullMQ and the shared subscriber wait out an outage instead.
+ * Connection roles (DESIGN §5): web commands fail fast so an outage answers 503 at once; the
+ * rest wait out an outage instead. The connections that many runs share for short commands
+ * (web commands, a worker's run protocol, the web's stream reader) pipeline automatically:
+ * commands issued in one turn of the event loop leave in one write. Subscribers and BullMQ's
+ * blocking connections stay plain.
  */
-export type RedisRole = 'web-commands' | 'patient';
+export type RedisRole = 'web-commands' | 'worker-commands' | 'stream-reader' | 'patient';
 
 export function redisOptions(config: Config['redis'], role: RedisRole): RedisOptions {
   const options: RedisOptions = {
@@ -14,6 +17,7 @@ export function redisOptions(config: Config['redis'], role: RedisRole): RedisOpt
     retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 2000),
   };
   if (config.url.startsWith('rediss://')) options.tls = { rejectUnauthorized: config.tlsRejectUnauthorized };
+  if (role !== 'patient') options.enableAutoPipelining = true;
   if (role === 'web-commands') {
     options.enableOfflineQueue = false;
     options.maxRetriesPerRequest = 1;

@@ -1,14 +1,9 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { NotFoundError, ValidationError } from '../http/errors.js';
-import { paginate } from '../http/pagination.js';
-import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
+import { route, type Route } from '../http/route.js';
+import { paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
-import { API_FORMATS, GatewayToolSchema, generationSettings, REASONING_EFFORTS, settingsProblems } from '../shared/model-settings.js';
-import type { GatewayConfig } from '../config.js';
+import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
 
 const CreateAgentBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
@@ -23,45 +18,43 @@ const CreateAgentBody = v.strictObject({
   thinking_budget: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(-1), v.maxValue(1_000_000))), null),
   max_tokens: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000_000))), null),
   gateway_tools: v.optional(v.pipe(v.array(GatewayToolSchema), v.maxLength(16)), []),
+  connector_ids: v.optional(v.pipe(v.array(uuidText), v.maxLength(20)), []),
+  /** DESIGN §11: which tool calls wait for a person's approval: never, always, or these tools (built-in or `<connector>__<tool>`). */
+  tool_approval: v.optional(
+    v.union([v.picklist(['never', 'always']), v.pipe(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tool name'))), v.maxLength(64))]),
+    'never',
+  ),
 });
-type CreateAgent = v.InferOutput<typeof CreateAgentBody>;
 
-/** The cross-field rules of the model settings (model-settings.ts), as 422 issues. */
-function checkModelSettings(body: CreateAgent & { model: string }, gateway: GatewayConfig) {
-  const problems = settingsProblems(body.model, generationSettings(body), gateway.families, Boolean(gateway.url));
-  if (problems.length === 0) return;
-  throw new ValidationError(problems.map(({ field, message }) => ({ loc: ['body', field], msg: `Value error, ${message}`, type: 'value_error', input: body[field] })));
-}
+const AgentPath = v.object({ id: uuidText });
 
-export function agentRoutes({ authenticator, models, knowledge, config }: Services): Router {
-  const router = new Router({ prefix: '/api/agents' });
-  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
-
-  router.get('/', guard(authenticator, { scope: 'agents' }), async (ctx) => {
-    const page = validateQuery(ctx, paginationQuery);
-    const query = models.Agent.query().where({ user_id: userId(ctx.state) }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
-    ctx.body = await paginate(query, page, (a) => a.toPublic());
-  });
-
-  router.get('/:id', guard(authenticator, { scope: 'agents' }), async (ctx) => {
-    const { id } = validateParams(ctx, v.object({ id: uuidText }));
-    const agent = await models.Agent.query().findOne({ id, user_id: userId(ctx.state) });
-    if (!agent) throw new NotFoundError('Agent not found');
-    ctx.body = agent.toPublic();
-  });
-
-  router.post('/', guard(authenticator, { writes: true }), async (ctx) => {
-    const parsed = validateBody(ctx, CreateAgentBody);
-    const body = { ...parsed, model: parsed.model ?? config.model.defaultModel };
-    checkModelSettings(body, config.model.gateway);
-    const foreign = await knowledge.foreign(userId(ctx.state), body.knowledge_base_ids);
-    if (foreign.length > 0) {
-      throw new ValidationError(foreign.map((id) => ({ loc: ['body', 'knowledge_base_ids', body.knowledge_base_ids.indexOf(id)], msg: 'Value error, no such knowledge base', type: 'value_error', input: id })));
-    }
-    const agent = await models.Agent.query().insertAndFetch({ ...body, tools: [...new Set(body.tools)], user_id: userId(ctx.state) });
-    ctx.status = 201;
-    ctx.body = agent.toPublic();
-  });
-
-  return router;
+/** Agents: scope `agents` reads them; creating one needs full access (restricted users may not). */
+export function agentRoutes({ agents }: Services): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/agents',
+      summary: "List the caller's agents",
+      auth: { scope: 'agents' },
+      query: paginationQuery,
+      handle: ({ principal, query }) => agents.list(principal.user.id, query),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/agents/:id',
+      summary: 'Read an agent',
+      auth: { scope: 'agents' },
+      params: AgentPath,
+      handle: async ({ principal, params }) => (await agents.own(principal.user.id, params.id)).toPublic(),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/agents',
+      summary: 'Create an agent',
+      auth: { writes: true },
+      body: CreateAgentBody,
+      status: 201,
+      handle: async ({ principal, body }) => (await agents.create(principal.user.id, body)).toPublic(),
+    }),
+  ];
 }

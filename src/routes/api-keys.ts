@@ -1,10 +1,9 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
+import { route, type Route } from '../http/route.js';
 import { scopesField } from '../auth/scopes.js';
-import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
+import { paginationQuery, uuidText } from '../http/validation.js';
+import { actorOf } from '../http/actor.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.transform((text) => new Date(text)));
 const keyName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -17,7 +16,7 @@ const CreateKeyBody = v.strictObject({
   ),
 });
 
-const UpdateKeyBody = v.pipe(
+export const UpdateKeyBody = v.pipe(
   v.strictObject({
     name: v.optional(keyName),
     is_active: v.optional(v.boolean()),
@@ -26,35 +25,45 @@ const UpdateKeyBody = v.pipe(
   v.check((body) => Object.keys(body).length > 0, 'send at least one of name, is_active, expires_at'),
 );
 
-const KeyParams = v.object({ id: uuidText });
+export const KeyParams = v.object({ id: uuidText });
 
-export function apiKeyRoutes({ apiKeys, authenticator }: Services): Router {
-  const router = new Router({ prefix: '/api/me/api-keys' });
-  const principalOf = (state: Record<string, unknown>) => state.principal as Principal;
-
-  router.get('/', guard(authenticator, {}), async (ctx) => {
-    const page = validateQuery(ctx, paginationQuery);
-    ctx.body = await apiKeys.list(principalOf(ctx.state).user.id, page);
-  });
-
-  router.post('/', guard(authenticator, { writes: true }), async (ctx) => {
-    const body = validateBody(ctx, CreateKeyBody);
-    const principal = principalOf(ctx.state);
-    ctx.status = 201;
-    ctx.body = await apiKeys.create(principal.user.id, body, principal.scopes);
-  });
-
-  router.patch('/:id', guard(authenticator, { writes: true }), async (ctx) => {
-    const { id } = validateParams(ctx, KeyParams);
-    const changes = validateBody(ctx, UpdateKeyBody);
-    ctx.body = await apiKeys.update(principalOf(ctx.state).user.id, id, changes);
-  });
-
-  router.delete('/:id', guard(authenticator, { writes: true }), async (ctx) => {
-    const { id } = validateParams(ctx, KeyParams);
-    await apiKeys.remove(principalOf(ctx.state).user.id, id);
-    ctx.status = 204;
-  });
-
-  return router;
+/** The caller's own API keys. Listing needs full access; creating and changing them, a user who is not restricted. */
+export function apiKeyRoutes({ apiKeys }: Services): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/me/api-keys',
+      summary: "List the caller's API keys (never the full key)",
+      auth: {},
+      query: paginationQuery,
+      handle: ({ principal, query }) => apiKeys.list(principal.user.id, query),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/me/api-keys',
+      summary: 'Create an API key; the full key is in this response only',
+      auth: { writes: true },
+      body: CreateKeyBody,
+      status: 201,
+      handle: ({ principal, body, ctx }) => apiKeys.create(principal.user.id, body, principal.scopes, actorOf(principal, ctx)),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/api/me/api-keys/:id',
+      summary: 'Rename, enable or disable an API key, or change its expiry',
+      auth: { writes: true },
+      params: KeyParams,
+      body: UpdateKeyBody,
+      handle: ({ principal, params, body, ctx }) => apiKeys.update(principal.user.id, params.id, body, actorOf(principal, ctx)),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/me/api-keys/:id',
+      summary: 'Delete an API key',
+      auth: { writes: true },
+      params: KeyParams,
+      status: 204,
+      handle: ({ principal, params, ctx }) => apiKeys.remove(principal.user.id, params.id, actorOf(principal, ctx)),
+    }),
+  ];
 }

@@ -1,9 +1,7 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { validateBody } from '../http/validation.js';
+import { route, type Route } from '../http/route.js';
+import { originOf } from '../http/actor.js';
 
 const LoginBody = v.strictObject({
   email: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),
@@ -14,31 +12,40 @@ const RefreshBody = v.strictObject({
   refresh_token: v.pipe(v.string(), v.minLength(1), v.maxLength(512)),
 });
 
-export function authRoutes({ sessions, authenticator }: Services): Router {
-  const router = new Router({ prefix: '/api/auth' });
-
-  router.post('/login', async (ctx) => {
-    const { email, password } = validateBody(ctx, LoginBody);
-    ctx.body = await sessions.login(email, password, ctx.ip);
-  });
-
-  router.post('/refresh', async (ctx) => {
-    const { refresh_token } = validateBody(ctx, RefreshBody);
-    ctx.body = await sessions.refresh(refresh_token);
-  });
-
-  router.get('/verify', guard(authenticator, { anyKey: true }), (ctx) => {
-    const principal = ctx.state.principal as Principal;
-    const expiresAt = principal.expiresAt;
-    ctx.body = {
-      valid: true,
-      token_type: principal.kind,
-      user_id: principal.user.id,
-      scopes: principal.scopes === null ? null : principal.scopes.join(' '),
-      expires_at: expiresAt?.toISOString() ?? null,
-      expires_in: expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000)) : null,
-    };
-  });
-
-  return router;
+export function authRoutes({ sessions }: Services): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/auth/login',
+      summary: 'Log in: an access token (JWT, 2 h) and a single-use refresh token',
+      auth: 'public',
+      body: LoginBody,
+      handle: ({ body, ctx }) => sessions.login(body.email, body.password, originOf(ctx)),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/auth/refresh',
+      summary: 'Exchange a refresh token for a new pair (reusing a spent one revokes its session)',
+      auth: 'public',
+      body: RefreshBody,
+      handle: ({ body, ctx }) => sessions.refresh(body.refresh_token, originOf(ctx)),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/auth/verify',
+      summary: 'Describe the credential the request carries (any valid key or token)',
+      auth: { anyKey: true },
+      handle: ({ principal }) => {
+        const { expiresAt } = principal;
+        return {
+          valid: true,
+          token_type: principal.kind,
+          user_id: principal.user.id,
+          scopes: principal.scopes === null ? null : principal.scopes.join(' '),
+          expires_at: expiresAt?.toISOString() ?? null,
+          expires_in: expiresAt ? Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000)) : null,
+        };
+      },
+    }),
+  ];
 }

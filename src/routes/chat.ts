@@ -1,16 +1,13 @@
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
+import { route, type Route } from '../http/route.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
-import { uuidText, validateBody } from '../http/validation.js';
+import { uuidText } from '../http/validation.js';
 
 const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
 
-/** The spec's ChatStreamRequest. image_ids, user_metadata and doc_mode are accepted and not used yet. */
+/** The spec's ChatStreamRequest. user_metadata is kept with the run (and sent in its webhooks); image_ids and doc_mode are accepted and not used yet. */
 const ChatStreamRequest = v.strictObject({
   q: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
   conversation_id: v.optional(v.nullable(uuidText)),
@@ -26,31 +23,34 @@ const InjectBody = v.strictObject({
   content: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
 });
 
-export function chatRoutes({ authenticator, runs, relay, openStreams }: Services): Router {
-  const router = new Router({ prefix: '/api' });
-  const chat = guard(authenticator, { scope: 'chat', bodyToken: true });
-
-  const stream = (mode: RunMode) => async (ctx: Context) => {
-    const body = validateBody(ctx, ChatStreamRequest);
-    const principal = ctx.state.principal as Principal;
-    const run = await runs.start({
-      userId: principal.user.id,
-      mode,
-      query: body.q,
-      conversationId: body.conversation_id,
-      agentId: body.agent_id,
+/** Runs as server-sent events, and injects into them: scope `chat`. */
+export function chatRoutes({ runs, relay, openStreams }: Services): Route[] {
+  const streaming = (mode: RunMode) =>
+    route({
+      method: 'POST',
+      path: `/api/${mode}`,
+      summary: `Run a ${mode === 'react' ? 'ReAct' : 'DAG'} agent query, streamed as server-sent events`,
+      auth: { scope: 'chat', bodyToken: true },
+      body: ChatStreamRequest,
+      streams: true,
+      handle: async ({ principal, body, ctx }) => {
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata });
+        await streamRun(ctx, relay, openStreams, run);
+      },
     });
-    await streamRun(ctx, relay, openStreams, run);
-  };
-
-  router.post('/react', chat, stream('react'));
-  router.post('/dag', chat, stream('dag'));
-
-  router.post('/chat/inject', guard(authenticator, { scope: 'chat' }), async (ctx) => {
-    const { conversation_id, content } = validateBody(ctx, InjectBody);
-    await runs.inject((ctx.state.principal as Principal).user.id, conversation_id, content);
-    ctx.body = {};
-  });
-
-  return router;
+  return [
+    streaming('react'),
+    streaming('dag'),
+    route({
+      method: 'POST',
+      path: '/api/chat/inject',
+      summary: "Inject a user message into the conversation's running execution",
+      auth: { scope: 'chat' },
+      body: InjectBody,
+      handle: async ({ principal, body }) => {
+        await runs.inject(principal.user.id, body.conversation_id, body.content);
+        return {};
+      },
+    }),
+  ];
 }

@@ -1,28 +1,26 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { paginate } from '../http/pagination.js';
-import { paginationQuery, uuidText, validateParams, validateQuery } from '../http/validation.js';
+import { route, type Route } from '../http/route.js';
+import { paginationQuery, uuidText } from '../http/validation.js';
 
-export function conversationRoutes({ authenticator, models, runs }: Services): Router {
-  const router = new Router({ prefix: '/api/conversations' });
-  const fullAccess = guard(authenticator, {});
-  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
-
-  router.get('/', fullAccess, async (ctx) => {
-    const page = validateQuery(ctx, paginationQuery);
-    const query = models.Conversation.query().where({ user_id: userId(ctx.state) }).orderBy([{ column: 'updated_at', order: 'desc' }, 'id']);
-    ctx.body = await paginate(query, page, (c) => c.toPublic());
-  });
-
-  router.get('/:id', fullAccess, async (ctx) => {
-    const { id } = validateParams(ctx, v.object({ id: uuidText }));
-    const conversation = await runs.ownConversation(userId(ctx.state), id);
-    const messages = await models.Message.query().where({ conversation_id: id }).orderBy('seq');
-    ctx.body = { ...conversation.toPublic(), messages: messages.map((m) => m.toPublic()) };
-  });
-
-  return router;
+/** Conversations: full access only. */
+export function conversationRoutes({ conversations }: Services): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/conversations',
+      summary: "List the caller's conversations, most recently active first",
+      auth: {},
+      query: paginationQuery,
+      handle: ({ principal, query }) => conversations.list(principal.user.id, query),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/conversations/:id',
+      summary: 'Read a conversation with its messages in order (injected ones marked)',
+      auth: {},
+      params: v.object({ id: uuidText }),
+      handle: ({ principal, params }) => conversations.withMessages(principal.user.id, params.id),
+    }),
+  ];
 }

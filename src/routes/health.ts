@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Reply, route, type Route } from '../http/route.js';
 import type { Services } from '../services.js';
 
 const within = <T>(promise: Promise<T>, ms: number) =>
@@ -13,18 +13,24 @@ async function check(probe: () => Promise<unknown>): Promise<string> {
   }
 }
 
-export function healthRoutes({ knex, redis }: Services): Router {
-  const router = new Router();
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
-    const [postgres, redisState] = await Promise.all([check(() => knex.raw('select 1')), check(() => redis.ping())]);
-    const ready = postgres === 'ok' && redisState === 'ok';
-    ctx.status = ready ? 200 : 503;
-    ctx.body = ready
-      ? { status: 'ready', checks: { postgres, redis: redisState } }
-      : { error: 'unavailable', message: 'A backing service is unreachable', checks: { postgres, redis: redisState } };
-  });
-  return router;
+const NOT_READY_RETRY_SECONDS = 5;
+
+/** Probes: the process is up (`/healthz`), and Postgres and Redis answer (`/readyz`). No credential. */
+export function healthRoutes({ knex, redis }: Services): Route[] {
+  return [
+    route({ method: 'GET', path: '/healthz', summary: 'The process is up', auth: 'public', handle: () => ({ status: 'ok' }) }),
+    route({
+      method: 'GET',
+      path: '/readyz',
+      summary: 'Postgres and Redis answer (else 503)',
+      auth: 'public',
+      handle: async ({ ctx }) => {
+        const [postgres, redisState] = await Promise.all([check(() => knex.raw('select 1')), check(() => redis.ping())]);
+        const checks = { postgres, redis: redisState };
+        if (postgres === 'ok' && redisState === 'ok') return { status: 'ready', checks };
+        ctx.state.refusal = `not ready: postgres ${postgres}; redis ${redisState}`;
+        return new Reply(503, { error: 'unavailable', message: 'A backing service is unreachable', checks }, { 'Retry-After': String(NOT_READY_RETRY_SECONDS) });
+      },
+    }),
+  ];
 }

@@ -1,12 +1,8 @@
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { paginate } from '../http/pagination.js';
+import { Reply, route, type AppContext, type Route } from '../http/route.js';
 import { readSingleFile } from '../http/multipart.js';
-import { paginationQuery, parseInput, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
+import { paginationQuery, parseInput, uuidText, validateBody } from '../http/validation.js';
 import type { Upload } from '../knowledge/service.js';
 
 const documentName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(255));
@@ -15,7 +11,7 @@ const KbPath = v.object({ id: uuidText });
 const DocumentPath = v.object({ id: uuidText, documentId: uuidText });
 
 /** A document arrives as JSON `{name, content}` or as a multipart upload (one file; an optional `name` field). */
-async function readUpload(ctx: Context, maxBytes: number): Promise<Upload> {
+async function readUpload(ctx: AppContext, maxBytes: number): Promise<Upload> {
   if (ctx.is('multipart')) {
     const file = await readSingleFile(ctx, maxBytes);
     const { name } = parseInput(v.object({ name: documentName }), { name: file.fields.name || file.filename || '' }, 'body');
@@ -26,34 +22,40 @@ async function readUpload(ctx: Context, maxBytes: number): Promise<Upload> {
 }
 
 /** Documents of a knowledge base: full access; ingestion happens on a worker, never in the request. */
-export function kbDocumentRoutes({ authenticator, knowledge, config }: Services): Router {
-  const router = new Router({ prefix: '/api/knowledge-bases/:id/documents' });
-  const read = guard(authenticator, {});
-  const write = guard(authenticator, { writes: true });
-  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
-
-  router.post('/', write, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    // Ownership first: an unknown knowledge base answers 404 before the body is read.
-    const kb = await knowledge.own(userId(ctx.state), id);
-    const upload = await readUpload(ctx, config.kbDocumentMaxBytes);
-    const { document, created } = await knowledge.addDocument(kb, upload);
-    ctx.status = created ? 202 : 200;
-    ctx.body = document.toPublic();
-  });
-
-  router.get('/', read, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    const page = validateQuery(ctx, paginationQuery);
-    await knowledge.own(userId(ctx.state), id);
-    ctx.body = await paginate(knowledge.documents(id), page, (d) => d.toPublic());
-  });
-
-  router.delete('/:documentId', write, async (ctx) => {
-    const { id, documentId } = validateParams(ctx, DocumentPath);
-    await knowledge.removeDocument(userId(ctx.state), id, documentId);
-    ctx.status = 204;
-  });
-
-  return router;
+export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/knowledge-bases/:id/documents',
+      summary: 'Add a document (JSON {name, content} or a multipart upload of one .txt, .md or .html file); ingested by a worker',
+      auth: { writes: true },
+      params: KbPath,
+      body: JsonDocument,
+      readsBody: true,
+      handle: async ({ principal, params, ctx }) => {
+        // Ownership first: an unknown knowledge base answers 404 before the body is read.
+        const kb = await knowledge.own(principal.user.id, params.id);
+        const { document, created } = await knowledge.addDocument(kb, await readUpload(ctx, config.kbDocumentMaxBytes));
+        return new Reply(created ? 202 : 200, document.toPublic());
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/knowledge-bases/:id/documents',
+      summary: "List a knowledge base's documents",
+      auth: {},
+      params: KbPath,
+      query: paginationQuery,
+      handle: ({ principal, params, query }) => knowledge.listDocuments(principal.user.id, params.id, query),
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/knowledge-bases/:id/documents/:documentId',
+      summary: 'Delete a document and its chunks',
+      auth: { writes: true },
+      params: DocumentPath,
+      status: 204,
+      handle: ({ principal, params }) => knowledge.removeDocument(principal.user.id, params.id, params.documentId),
+    }),
+  ];
 }

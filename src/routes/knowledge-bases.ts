@@ -1,11 +1,8 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { ValidationError } from '../http/errors.js';
-import { paginate } from '../http/pagination.js';
-import { paginationQuery, uuidText, validateBody, validateParams, validateQuery } from '../http/validation.js';
+import { route, type Route } from '../http/route.js';
+import { ValidationError } from '../shared/errors.js';
+import { paginationQuery, uuidText } from '../http/validation.js';
 import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
@@ -49,50 +46,66 @@ function assertOverlap(size: number, overlap: number): void {
 }
 
 /** Knowledge bases: scope `kb` lists and retrieves; everything else needs full access (restricted users may not write). */
-export function knowledgeBaseRoutes({ authenticator, models, knowledge }: Services): Router {
-  const router = new Router({ prefix: '/api/knowledge-bases' });
-  const kbScope = guard(authenticator, { scope: 'kb' });
-  const read = guard(authenticator, {});
-  const write = guard(authenticator, { writes: true });
-  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
-
-  router.get('/', kbScope, async (ctx) => {
-    const page = validateQuery(ctx, paginationQuery);
-    const query = models.KnowledgeBase.query().where({ user_id: userId(ctx.state) }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
-    ctx.body = await paginate(query, page, (kb) => kb.toPublic());
-  });
-
-  router.post('/', write, async (ctx) => {
-    const body = validateBody(ctx, CreateBody);
-    assertOverlap(body.chunk_size, body.chunk_overlap);
-    ctx.status = 201;
-    ctx.body = (await knowledge.create(userId(ctx.state), body)).toPublic();
-  });
-
-  router.get('/:id', read, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    ctx.body = (await knowledge.own(userId(ctx.state), id)).toPublic();
-  });
-
-  router.patch('/:id', write, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    const body = validateBody(ctx, UpdateBody);
-    const current = await knowledge.own(userId(ctx.state), id);
-    assertOverlap(body.chunk_size ?? current.chunk_size, body.chunk_overlap ?? current.chunk_overlap);
-    ctx.body = (await knowledge.update(current, body)).toPublic();
-  });
-
-  router.delete('/:id', write, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    await knowledge.remove(userId(ctx.state), id);
-    ctx.status = 204;
-  });
-
-  router.post('/:id/retrieve', kbScope, async (ctx) => {
-    const { id } = validateParams(ctx, KbPath);
-    const body = validateBody(ctx, RetrieveBody);
-    ctx.body = await knowledge.retrieve(userId(ctx.state), id, body);
-  });
-
-  return router;
+export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/knowledge-bases',
+      summary: "List the caller's knowledge bases",
+      auth: { scope: 'kb' },
+      query: paginationQuery,
+      handle: ({ principal, query }) => knowledge.list(principal.user.id, query),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/knowledge-bases',
+      summary: 'Create a knowledge base',
+      auth: { writes: true },
+      body: CreateBody,
+      status: 201,
+      handle: async ({ principal, body }) => {
+        assertOverlap(body.chunk_size, body.chunk_overlap);
+        return (await knowledge.create(principal.user.id, body)).toPublic();
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/knowledge-bases/:id',
+      summary: 'Read a knowledge base',
+      auth: {},
+      params: KbPath,
+      handle: async ({ principal, params }) => (await knowledge.own(principal.user.id, params.id)).toPublic(),
+    }),
+    route({
+      method: 'PATCH',
+      path: '/api/knowledge-bases/:id',
+      summary: 'Change a knowledge base (chunk settings apply to documents added afterwards)',
+      auth: { writes: true },
+      params: KbPath,
+      body: UpdateBody,
+      handle: async ({ principal, params, body }) => {
+        const current = await knowledge.own(principal.user.id, params.id);
+        assertOverlap(body.chunk_size ?? current.chunk_size, body.chunk_overlap ?? current.chunk_overlap);
+        return (await knowledge.update(current, body)).toPublic();
+      },
+    }),
+    route({
+      method: 'DELETE',
+      path: '/api/knowledge-bases/:id',
+      summary: 'Delete a knowledge base with its documents',
+      auth: { writes: true },
+      params: KbPath,
+      status: 204,
+      handle: ({ principal, params }) => knowledge.remove(principal.user.id, params.id),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/knowledge-bases/:id/retrieve',
+      summary: 'Search a knowledge base (keyword, semantic or hybrid)',
+      auth: { scope: 'kb' },
+      params: KbPath,
+      body: RetrieveBody,
+      handle: ({ principal, params, body }) => knowledge.retrieve(principal.user.id, params.id, body),
+    }),
+  ];
 }

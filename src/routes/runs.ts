@@ -1,46 +1,109 @@
-import Router from '@koa/router';
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { guard } from '../auth/guard.js';
-import type { Principal } from '../auth/authenticator.js';
-import { parseInput, uuidText, validateParams, validateQuery } from '../http/validation.js';
+import { Reply, route, type Route } from '../http/route.js';
+import { integerText, uuidText } from '../http/validation.js';
+import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
 
 const RunPath = v.object({ id: uuidText });
-/** A Redis stream entry id, as sent in each event's `id:` line. */
-const eventId = v.pipe(v.string(), v.regex(/^\d{1,20}-\d{1,20}$/, 'String should be an event id like 1700000000000-0'));
+const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;
+const MAX_U64 = 2n ** 64n - 1n;
+/** Checks run on even when the pattern failed (valibot reports every issue), so this one reads the pattern again. */
+const fitsRedis = (id: string) => EVENT_ID.exec(id)?.slice(1).every((part) => BigInt(part) <= MAX_U64) ?? true;
+/** A Redis stream entry id, as sent in each event's `id:` line: two unsigned 64-bit numbers. */
+const eventId = v.pipe(
+  v.string(),
+  v.regex(EVENT_ID, 'String should be an event id like 1700000000000-0'),
+  v.check(fitsRedis, 'each part of an event id must fit in 64 bits'),
+);
 const EventsQuery = v.object({ after: v.optional(eventId) });
+const ReadQuery = v.object({ wait: v.optional(integerText({ min: 0, max: 60 })) });
+
+/** DESIGN §11: a person's decision on a tool call (its id as the `approval_required` event gave it). */
+const ApprovalBody = v.strictObject({
+  call_id: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+  decision: v.picklist(['approve', 'reject']),
+  message: v.optional(v.pipe(v.string(), v.maxLength(2000))),
+});
+
+/** DESIGN §10: a run to start without holding a stream. */
+const BackgroundRun = v.strictObject({
+  mode: v.picklist(['react', 'dag']),
+  q: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
+  conversation_id: v.optional(v.nullable(uuidText)),
+  agent_id: v.optional(v.nullable(uuidText)),
+  user_metadata: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16_384)))),
+});
 const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
 /**
  * A run after its POST: read it, join its event stream from anywhere (from the start or after
  * the last event a client saw), cancel it. Same scope as the chat endpoints; owner only.
  */
-export function runRoutes({ authenticator, runs, relay, openStreams }: Services): Router {
-  const router = new Router({ prefix: '/api/runs' });
-  const chat = guard(authenticator, { scope: 'chat' });
-  const userId = (state: Record<string, unknown>) => (state.principal as Principal).user.id;
-
-  router.get('/:id', chat, async (ctx) => {
-    const { id } = validateParams(ctx, RunPath);
-    ctx.body = (await runs.ownRun(userId(ctx.state), id)).toPublic();
-  });
-
-  router.get('/:id/events', chat, async (ctx) => {
-    const { id } = validateParams(ctx, RunPath);
-    const header = ctx.get('last-event-id');
-    const { 'last-event-id': lastEventId } = parseInput(EventsHeaders, header ? { 'last-event-id': header } : {}, 'header');
-    const { after } = validateQuery(ctx, EventsQuery);
-    const run = await runs.joinableRun(userId(ctx.state), id);
-    await streamRun(ctx, relay, openStreams, run, lastEventId ?? after ?? '0-0');
-  });
-
-  router.post('/:id/cancel', chat, async (ctx) => {
-    const { id } = validateParams(ctx, RunPath);
-    const run = await runs.cancel(userId(ctx.state), id);
-    ctx.status = 202;
-    ctx.body = { run_id: run.id, status: 'cancelling' };
-  });
-
-  return router;
+export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/api/runs',
+      summary: 'Start a run in the background: 202 at once; follow it with GET (?wait=N), its events, or a webhook',
+      auth: { scope: 'chat' },
+      body: BackgroundRun,
+      status: 202,
+      handle: async ({ principal, body, ctx }) => {
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata });
+        ctx.set('Location', `/api/runs/${run.id}`);
+        return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/runs/:id',
+      summary: 'Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final or N seconds have passed',
+      auth: { scope: 'chat' },
+      params: RunPath,
+      query: ReadQuery,
+      handle: async ({ principal, params, query, ctx }) => {
+        const run = await runs.ownRun(principal.user.id, params.id);
+        if (run.isFinal || !query.wait) return run.toPublic();
+        const waited = untilDone(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
+        return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/api/runs/:id/events',
+      summary: "Replay a run's events (all, or after Last-Event-ID or ?after=), then follow it live to done",
+      auth: { scope: 'chat' },
+      params: RunPath,
+      query: EventsQuery,
+      headers: EventsHeaders,
+      streams: true,
+      handle: async ({ principal, params, query, headers, ctx }) => {
+        const run = await runs.joinableRun(principal.user.id, params.id);
+        await streamRun(ctx, relay, openStreams, run, headers['last-event-id'] ?? query.after ?? '0-0');
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/runs/:id/approvals',
+      summary: 'Approve or reject a tool call the run waits on; the last decision resumes it',
+      auth: { scope: 'chat' },
+      params: RunPath,
+      body: ApprovalBody,
+      status: 202,
+      handle: async ({ principal, params, body }) => {
+        const status = await runs.decide(principal.user.id, params.id, body.call_id, { decision: body.decision, message: body.message });
+        return { run_id: params.id, call_id: body.call_id, decision: body.decision, status };
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/runs/:id/cancel',
+      summary: 'Cancel a queued or running run',
+      auth: { scope: 'chat' },
+      params: RunPath,
+      status: 202,
+      handle: async ({ principal, params }) => ({ run_id: (await runs.cancel(principal.user.id, params.id)).id, status: 'cancelling' }),
+    }),
+  ];
 }

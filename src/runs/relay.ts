@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { isEventType, type StoredEvent } from '../shared/events.js';
-import type { RedisKeys } from '../shared/redis-keys.js';
+import type { RunLease, RunRef } from '../shared/run-lease.js';
 
 type Deliver = (events: StoredEvent[]) => void;
 
@@ -14,6 +14,7 @@ interface Listener {
 
 interface RunEntry {
   channel: string;
+  streamKey: string;
   listeners: Set<Listener>;
   subscribed: Promise<unknown>;
 }
@@ -32,7 +33,7 @@ export class EventRelay {
   constructor(
     private readonly subscriber: Redis,
     private readonly reader: Redis,
-    private readonly keys: RedisKeys,
+    private readonly lease: RunLease,
     private readonly onError: (err: unknown) => void,
   ) {
     subscriber.on('message', (channel: string) => {
@@ -49,11 +50,12 @@ export class EventRelay {
    * Delivers the run's events after `afterId` ("0-0" = from the start), then live ones, until the
    * returned function is called. Subscribes before reading the backlog, so nothing falls in between.
    */
-  async listen(runId: string, afterId: string, deliver: Deliver): Promise<() => void> {
+  async listen(run: RunRef, afterId: string, deliver: Deliver): Promise<() => void> {
+    const runId = run.id;
     let entry = this.runs.get(runId);
     if (!entry) {
-      const channel = this.keys.runDoorbell(runId);
-      entry = { channel, listeners: new Set(), subscribed: this.subscriber.subscribe(channel) };
+      const { key, doorbell: channel } = this.lease.stream(run);
+      entry = { channel, streamKey: key, listeners: new Set(), subscribed: this.subscriber.subscribe(channel) };
       this.runs.set(runId, entry);
       this.runByChannel.set(channel, runId);
     }
@@ -65,7 +67,7 @@ export class EventRelay {
       this.remove(runId, listener);
       throw err;
     }
-    await this.pump(runId, listener);
+    await this.pump(entry.streamKey, listener);
     return () => this.remove(runId, listener);
   }
 
@@ -79,11 +81,12 @@ export class EventRelay {
   }
 
   private ring(runId: string): void {
-    for (const listener of this.runs.get(runId)?.listeners ?? []) this.pump(runId, listener).catch(this.onError);
+    const entry = this.runs.get(runId);
+    for (const listener of entry?.listeners ?? []) this.pump(entry!.streamKey, listener).catch(this.onError);
   }
 
   /** Reads forward from the listener's last id; a ring during a read makes it read again. */
-  private async pump(runId: string, listener: Listener): Promise<void> {
+  private async pump(streamKey: string, listener: Listener): Promise<void> {
     if (listener.pumping) {
       listener.again = true;
       return;
@@ -92,7 +95,7 @@ export class EventRelay {
     try {
       do {
         listener.again = false;
-        const rows = await this.reader.xrange(this.keys.runEvents(runId), `(${listener.lastId}`, '+', 'COUNT', PAGE);
+        const rows = await this.reader.xrange(streamKey, `(${listener.lastId}`, '+', 'COUNT', PAGE);
         if (listener.closed) return;
         const events = rows.flatMap(([id, fields]) => toEvent(id, fields));
         if (rows.length) listener.lastId = rows[rows.length - 1]![0];

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Queue } from 'bullmq';
-import type { Models, RunMode, Run, Conversation } from '../db/models.js';
-import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../http/errors.js';
-import type { EventPublisher } from '../shared/publisher.js';
-import { ACTIVE_MARKER_TTL_SECONDS, type InjectPayload, type RedisKeys, type ScriptedRedis } from '../shared/redis-keys.js';
-import { runJobOptions, type RunJob } from '../shared/jobs.js';
+import type { Models, RunMode, Run } from '../db/models.js';
+import type { ConversationService } from '../conversations/service.js';
+import { findOwned } from '../db/owned.js';
+import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../shared/errors.js';
+import type { Actor, AuditLog } from '../audit/log.js';
+import type { ApprovalDecision, RunLease, RunRef } from '../shared/run-lease.js';
+import type { RunStore } from '../shared/run-store.js';
+import type { InjectPayload } from '../shared/redis-keys.js';
+import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 
 /** When a user at the active-run cap may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
@@ -16,72 +19,47 @@ export interface StartRequest {
   query: string;
   conversationId?: string | null;
   agentId?: string | null;
+  /** The caller's own string, returned with the run and in its webhooks. */
+  userMetadata?: string | null;
 }
+
+export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
 /** The web side of a run (DESIGN §5 step 1 and inject): persist, claim the conversation, enqueue. */
 export class RunService {
   constructor(
-    private readonly knex: Knex,
     private readonly models: Models,
-    private readonly redis: ScriptedRedis,
-    private readonly keys: RedisKeys,
+    private readonly conversations: ConversationService,
+    private readonly store: RunStore,
+    private readonly lease: RunLease,
     private readonly queue: Queue<RunJob>,
-    private readonly publisher: EventPublisher,
     private readonly limits: { perUser: number },
+    private readonly audit: AuditLog,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
     const { userId } = request;
     const agentId = request.agentId ?? null;
-    if (agentId && !(await this.models.Agent.query().findOne({ id: agentId, user_id: userId }))) {
-      throw new NotFoundError('Agent not found');
-    }
-    const existing = request.conversationId ? await this.ownConversation(userId, request.conversationId) : undefined;
-    const conversationId = existing?.id ?? randomUUID();
-    const runId = randomUUID();
-    const announced = { run_id: runId, conversation_id: conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
-    const claim = await this.publisher.claimAndAnnounce(userId, announced, this.limits.perUser);
+    const [agent, existing] = await Promise.all([
+      agentId ? findOwned(this.models.Agent, userId, agentId, 'Agent') : undefined,
+      request.conversationId ? this.conversations.own(userId, request.conversationId) : undefined,
+    ]);
+    const ref: RunRef = { id: randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
+    const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
+    const claim = await this.lease.claim(ref, announced, this.limits.perUser);
     if (claim === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
     if (claim === 'limit') {
       throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
-      const run = await this.insertRun(request, runId, conversationId);
-      await this.queue.add('run', { runId }, { ...runJobOptions, jobId: runId });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null });
+      await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId }, { ...runJobOptions, jobId: ref.id });
       return run;
     } catch (err) {
-      await this.release(userId, conversationId, runId).catch(() => {});
-      await this.models.Run.query().patch({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() }).where({ id: runId }).catch(() => {});
+      await this.undoClaim(ref).catch(() => {});
+      await this.store.failUnqueued(ref.id).catch(() => {});
       throw err;
     }
-  }
-
-  /**
-   * Conversation (created or touched), run and user message in one statement: one round trip,
-   * atomic without a transaction. Ownership of an existing conversation was checked before.
-   */
-  private async insertRun(request: StartRequest, runId: string, conversationId: string): Promise<Run> {
-    const { rows } = await this.knex.raw(
-      `with conversation as (
-         insert into conversations (id, user_id, agent_id, title) values (?, ?, ?, ?)
-         on conflict (id) do update set updated_at = now()
-         returning id, agent_id
-       ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ? from conversation
-         returning *
-       ), message as (
-         insert into messages (id, conversation_id, run_id, role, content)
-         select ?, run.conversation_id, run.id, 'user', run.query from run
-       )
-       select * from run`,
-      [
-        conversationId, request.userId, request.agentId ?? null, request.query.slice(0, 80),
-        runId, request.userId, request.agentId ?? null, request.mode, request.query,
-        randomUUID(),
-      ],
-    );
-    return this.models.Run.fromDatabaseJson(rows[0]);
   }
 
   /**
@@ -89,38 +67,24 @@ export class RunService {
    * 409 and nothing is stored (the transaction rolls back). The check-and-push is one Lua step.
    */
   async inject(userId: string, conversationId: string, content: string): Promise<void> {
-    await this.ownConversation(userId, conversationId);
+    await this.conversations.own(userId, conversationId);
     const payload: InjectPayload = { message_id: randomUUID(), content };
-    await this.knex.transaction(async (trx) => {
+    await this.models.Message.knex().transaction(async (trx) => {
       await this.models.Message.query(trx).insert({ id: payload.message_id, conversation_id: conversationId, role: 'user', content, injected: true });
-      const runId = await this.redis.injectIfActive(
-        this.keys.conversationActive(conversationId),
-        this.keys.conversationInjects(conversationId),
-        JSON.stringify(payload),
-        ACTIVE_MARKER_TTL_SECONDS,
-      );
+      const runId = await this.lease.inject(userId, conversationId, payload);
       if (!runId) throw new ConflictError('no_active_execution', 'The conversation has no active execution to inject into');
-      await this.models.Message.query(trx).patch({ run_id: String(runId) }).where({ id: payload.message_id });
+      await this.models.Message.query(trx).patch({ run_id: runId }).where({ id: payload.message_id });
     });
   }
 
   /** Undoes a claim whose run could not be stored or queued. */
-  private async release(userId: string, conversationId: string, runId: string): Promise<void> {
-    await this.redis.finishRun(
-      this.keys.conversationInjects(conversationId),
-      this.keys.conversationActive(conversationId),
-      this.keys.runCancel(runId),
-      this.keys.userActiveRuns(userId),
-      runId,
-      0,
-    );
-    await this.redis.del(this.keys.runEvents(runId));
+  private async undoClaim(ref: RunRef): Promise<void> {
+    await this.lease.release(ref);
+    await this.lease.discardStream(ref);
   }
 
   async ownRun(userId: string, runId: string): Promise<Run> {
-    const run = await this.models.Run.query().findOne({ id: runId, user_id: userId });
-    if (!run) throw new NotFoundError('Run not found');
-    return run;
+    return findOwned(this.models.Run, userId, runId, 'Run');
   }
 
   /**
@@ -128,30 +92,46 @@ export class RunService {
    * and the doorbell are in Redis); a finished run → 409.
    */
   async cancel(userId: string, runId: string): Promise<Run> {
-    const run = await this.ownRun(userId, runId);
-    const accepted = !run.isFinal && (await this.redis.requestCancel(
-      this.keys.conversationActive(run.conversation_id),
-      this.keys.runCancel(run.id),
-      run.id,
-      this.keys.cancelChannel,
-      ACTIVE_MARKER_TTL_SECONDS,
-    ));
-    if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
+    return this.requestCancel(await this.ownRun(userId, runId));
+  }
+
+  /** An administrator's cancel: any user's run (DESIGN §9), recorded in the audit log. */
+  async cancelAny(runId: string, actor: Actor): Promise<Run> {
+    const run = await this.models.Run.query().findById(runId);
+    if (!run) throw new NotFoundError('Run not found');
+    await this.requestCancel(run);
+    await this.audit.record(actor, { action: 'run.cancel', targetType: 'run', targetId: run.id, details: { user_id: run.user_id, status: run.status, mode: run.mode } });
     return run;
+  }
+
+  private async requestCancel(run: Run): Promise<Run> {
+    const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
+    if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
+    // A run waiting for approval has no worker to hear the cancel: wake its job so one ends it.
+    if (run.status === 'waiting') await wakeRunJob(this.queue, run.id);
+    return run;
+  }
+
+  /**
+   * A person's decision on a tool call the run waits on (DESIGN §11); the last one wakes the run.
+   * 409 when the run does not wait for a decision on that call (unknown, decided, or the run is over).
+   */
+  async decide(userId: string, runId: string, callId: string, decision: ApprovalDecision): Promise<'recorded' | 'resuming'> {
+    const run = await this.ownRun(userId, runId);
+    const outcome = run.isFinal ? 'not_pending' : await this.lease.decide(runRef(run), callId, decision);
+    if (outcome === 'not_pending') throw new ConflictError('approval_not_pending', `The run does not wait for a decision on call "${callId}"`);
+    if (outcome === 'recorded') return 'recorded';
+    // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
+    await wakeRunJob(this.queue, run.id);
+    return 'resuming';
   }
 
   /** The run, if its event stream can still be joined; 410 once a finished run's stream has expired. */
   async joinableRun(userId: string, runId: string): Promise<Run> {
     const run = await this.ownRun(userId, runId);
-    if (run.isFinal && !(await this.redis.exists(this.keys.runEvents(run.id)))) {
+    if (run.isFinal && !(await this.lease.streamExists(runRef(run)))) {
       throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`);
     }
     return run;
-  }
-
-  async ownConversation(userId: string, conversationId: string): Promise<Conversation> {
-    const conversation = await this.models.Conversation.query().findOne({ id: conversationId, user_id: userId });
-    if (!conversation) throw new NotFoundError('Conversation not found');
-    return conversation;
   }
 }

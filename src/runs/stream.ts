@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Run } from '../db/models.js';
 import { SseStream } from '../http/sse.js';
 import type { EventRelay } from './relay.js';
+import { runRef } from './service.js';
 
 /**
  * Answers the request with the run's events as SSE: those after `afterId` ("0-0" = all), then
@@ -10,7 +11,7 @@ import type { EventRelay } from './relay.js';
 export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Set<SseStream>, run: Run, afterId = '0-0'): Promise<void> {
   const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
   try {
-    const stop = await relay.listen(run.id, afterId, (events) => {
+    const stop = await relay.listen(runRef(run), afterId, (events) => {
       const end = events.findIndex((event) => event.type === 'done');
       sse.send(end === -1 ? events : events.slice(0, end + 1));
       if (end !== -1) sse.close();

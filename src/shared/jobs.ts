@@ -1,9 +1,15 @@
 import * as v from 'valibot';
+import type { Queue } from 'bullmq';
 
 /** BullMQ queue names and job payloads, shared by web (producer) and workers (consumer). */
 export const RUN_QUEUE = 'agent-runs';
 
-export const RunJobSchema = v.object({ runId: v.pipe(v.string(), v.uuid()) });
+const uuid = v.pipe(v.string(), v.uuid());
+/**
+ * A run to execute. The conversation and user ids let the worker take the run in Redis while it
+ * reads the row; jobs queued by an earlier release carry only the run id (the worker reads them first).
+ */
+export const RunJobSchema = v.object({ runId: uuid, conversationId: v.optional(uuid), userId: v.optional(uuid) });
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 
 /** Knowledge-base ingestion: parse → chunk → embed → index one document (`jobId` = document id). */
@@ -17,9 +23,33 @@ export const ingestJobOptions = {
   removeOnFail: { age: 24 * 3600 },
 };
 
+/**
+ * Wakes a run parked for approvals (DESIGN §11): its delayed job moves to waiting, for a worker
+ * to take. A job that is not delayed (still being parked, or already moving) is left as it is.
+ */
+export async function wakeRunJob(queue: Queue<RunJob>, runId: string): Promise<void> {
+  const job = await queue.getJob(runId);
+  await job?.promote().catch(() => {});
+}
+
 export const runJobOptions = {
   // Stalled jobs (a worker that died) are retried by BullMQ itself; a thrown error is final.
   attempts: 1,
   removeOnComplete: { age: 3600, count: 10_000 },
   removeOnFail: { age: 24 * 3600 },
 };
+
+/**
+ * One webhook delivery's attempts (`jobId` = delivery id; a redelivery gets `<id>_<n>`). The
+ * deliverer schedules its own retries (the job waits, delayed, between attempts), counting
+ * attempts on the delivery row; BullMQ's attempts only bound a job whose workers keep failing.
+ */
+export const WEBHOOK_QUEUE = 'webhook-deliveries';
+export const WebhookJobSchema = v.object({ deliveryId: uuid });
+export type WebhookJob = v.InferOutput<typeof WebhookJobSchema>;
+export const webhookJobOptions = (maxAttempts: number) => ({
+  attempts: maxAttempts,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+});

@@ -8,7 +8,9 @@ import { createLogger } from '../../src/logger.js';
 import { createKnex, WEB_POOL } from '../../src/db/knex.js';
 import { createRedis, waitForReady } from '../../src/redis/connection.js';
 import { buildServices, type ServiceOptions, type Services } from '../../src/services.js';
-import { createApp } from '../../src/app.js';
+import type Router from '@koa/router';
+import { apiRouters, createApp } from '../../src/app.js';
+import { serve } from '../../src/http/serve.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
 
@@ -99,7 +101,7 @@ export class TestApp {
     this.server.closeAllConnections();
     await closed;
     await this.services.usage.stop();
-    await Promise.all([this.services.queue.close(), this.services.ingestQueue.close()]).catch(() => {});
+    await Promise.all(this.services.queues.map((queue) => queue.close())).catch(() => {});
     this.services.redis.disconnect();
     this.services.subscriber.disconnect();
     this.services.reader.disconnect();
@@ -108,7 +110,13 @@ export class TestApp {
 }
 
 export async function startTestApp(
-  options: ServiceOptions & { env?: Record<string, string>; waitForRedis?: boolean } = {},
+  options: ServiceOptions & {
+    env?: Record<string, string>;
+    waitForRedis?: boolean;
+    poolMax?: number;
+    /** Routes added after the API's own (tests of the error edge). */
+    extraRoutes?: (services: Services) => Router[];
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig(options.env);
   const logs: string[] = [];
@@ -119,13 +127,14 @@ export async function startTestApp(
     },
   });
   const logger = createLogger(config.logLevel, 'web', sink);
-  const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: 5 });
+  const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: options.poolMax ?? 5 });
   const redis = createRedis(config.redis, 'web-commands', 'test-web');
   const subscriber = createRedis(config.redis, 'patient', 'test-web-subscriber');
-  const reader = createRedis(config.redis, 'patient', 'test-web-reader');
+  const reader = createRedis(config.redis, 'stream-reader', 'test-web-reader');
   if (options.waitForRedis !== false) await waitForReady(redis);
   const services = buildServices({ config, knex, redis, subscriber, reader, logger }, options);
-  const server = createApp(services).listen(0, '127.0.0.1');
+  const routers = [...apiRouters(services), ...(options.extraRoutes?.(services) ?? [])];
+  const server = serve(createApp(services, routers), 0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return new TestApp(`http://127.0.0.1:${port}`, services, logs, server);

@@ -37,6 +37,14 @@ export const chat = {
       { raw: '[DONE]' },
     ];
   },
+  /** Several tool calls in one response, each whole in one chunk. */
+  toolCalls(calls: { id: string; name: string; arguments: object }[]): Frame[] {
+    return [
+      chunk({ role: 'assistant', content: null, tool_calls: calls.map((c, index) => ({ index, id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }),
+      chunk({}, 'tool_calls'),
+      { raw: '[DONE]' },
+    ];
+  },
   /** One tool call whose arguments arrive in `argumentPieces`, each its own chunk. */
   toolCall(id: string, name: string, argumentPieces: string[], usage?: TestUsage): Frame[] {
     return [

@@ -56,6 +56,17 @@ export class Proc {
   }
 }
 
+/** `stream` options that kill `proc` (SIGKILL) at the stream's first token and end the client's stream there. */
+export function killAtFirstToken(proc: Proc) {
+  const controller = new AbortController();
+  const onEvent = (event: { type: string }) => {
+    if (event.type !== 'token' || controller.signal.aborted) return;
+    proc.child.kill('SIGKILL');
+    controller.abort();
+  };
+  return { signal: controller.signal, onEvent };
+}
+
 export interface StackOptions {
   webs?: number;
   workers?: number;

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findExpression } from '../tools/calculator.js';
+import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
+import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
-import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest } from './types.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type ToolCall } from './types.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -34,19 +36,33 @@ function quoteBestChunk(toolOutput: string): string {
   return `According to ${quote(String(best.document_name))}: ${quote(best.content)}.`;
 }
 
+/** Call ids of connector tool calls (the calculator's are call_<n>). */
+const CONNECTOR_CALL = 'call_mcp_';
+
 /**
  * The built-in offline model (DESIGN §6): deterministic, streams its answer word by word.
- * Arithmetic in the user's text → a calculator call, whose result it states; every injected
+ * A connector tool named in the user's text with a JSON object → a call of that tool, whose output it quotes (§8);
+ * arithmetic in the user's text → a calculator call, whose result it states; every injected
  * message is acknowledged by quoting it; node outputs are combined in a DAG synthesis.
  */
 export class LocalModel implements ModelProvider {
   readonly deterministic = true;
 
-  constructor(private readonly tokenDelayMs: number) {}
+  constructor(
+    private readonly tokenDelayMs: number,
+    private readonly maxPlanNodes = DEFAULT_DAG_MAX_NODES,
+  ) {}
 
   async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
     const turn = currentTurn(request.messages);
-    const call = this.nextCalculation(turn, request);
+    const names = spokenToolNames(request.tools);
+    const connectorCall = this.nextConnectorCall(turn, names);
+    if (connectorCall) {
+      const thought = `The message asks for the ${connectorCall.name} tool with these arguments; I will call it.`;
+      await sink.thought(thought);
+      return { text: '', toolCalls: [connectorCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
+    }
+    const call = this.nextCalculation(turn, request, names);
     if (call) {
       const thought = `The message contains the arithmetic expression ${call.expression}; I will use the calculator.`;
       await sink.thought(thought);
@@ -61,7 +77,7 @@ export class LocalModel implements ModelProvider {
       return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
     await sink.thought('I have what I need to answer.');
-    const answer = this.answer(turn);
+    const answer = this.answer(turn, [...names.values()][0]);
     await this.stream(answer, sink, request.signal);
     return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
   }
@@ -72,18 +88,33 @@ export class LocalModel implements ModelProvider {
       .map((part) => part.trim())
       .filter(Boolean);
     const questions = parts.length ? parts : [query.trim()];
-    const nodes = questions.map((task, i) => ({ id: `q${i + 1}`, task, depends_on: [] as string[] }));
+    const nodes = limitTasks(questions.map((task, i) => ({ id: `q${i + 1}`, task, depends_on: [] as string[] })), this.maxPlanNodes);
     const synthesis = { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) };
     return { nodes: [...nodes, synthesis], usage: usageOf([{ role: 'user', content: query }], '') };
   }
 
-  /** The first expression in the turn's user messages that has no calculator result yet. */
-  private nextCalculation(turn: ChatMessage[], request: ModelRequest) {
+  /** The first connector tool call the turn's user messages ask for that was not made yet in this turn. */
+  private nextConnectorCall(turn: ChatMessage[], names: Map<string, string>): ToolCall | undefined {
+    if (names.size === 0) return undefined;
+    const made = turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).filter((c) => c.id.startsWith(CONNECTOR_CALL));
+    const key = (name: string, args: Record<string, unknown>) => `${name}\u0000${JSON.stringify(args)}`;
+    const done = new Set(made.map((c) => key(c.name, c.arguments)));
+    for (const message of turn) {
+      if (message.role !== 'user') continue;
+      const next = findToolMentions(message.content, names).find((m) => !done.has(key(m.tool, m.args)));
+      if (next) return { id: `${CONNECTOR_CALL}${made.length + 1}`, name: next.tool, arguments: next.args };
+    }
+    return undefined;
+  }
+
+  /** The first expression in the turn's user messages (outside connector tool arguments) that has no calculator result yet. */
+  private nextCalculation(turn: ChatMessage[], request: ModelRequest, names: Map<string, string>) {
     if (!request.tools.some((t) => t.name === 'calculator')) return undefined;
     const done = new Set(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => String(c.arguments.expression)) : [])));
     const users = turn.filter((m) => m.role === 'user');
     for (const [index, message] of users.entries()) {
-      const expression = findExpression(message.content);
+      const text = names.size > 0 ? withoutMentions(message.content, findToolMentions(message.content, names)) : message.content;
+      const expression = findExpression(text);
       if (expression && !done.has(expression)) return { expression, index: index + done.size + 1 };
     }
     return undefined;
@@ -96,18 +127,23 @@ export class LocalModel implements ModelProvider {
     return turn.find((m) => m.role === 'user' && !m.injected)?.content;
   }
 
-  private answer(turn: ChatMessage[]): string {
+  /** `exampleTool`: a connector tool of the agent, named in the help text when there is nothing else to say. */
+  private answer(turn: ChatMessage[], exampleTool?: string): string {
     const calls = new Map(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).map((c) => [c.id, c]));
     const parts: string[] = [];
     for (const m of turn) {
       if (m.role !== 'tool') continue;
       if (m.name === NODE_OUTPUT) parts.push(m.content);
+      else if (m.name === 'calculator' && m.isError) parts.push(`I could not work out ${calls.get(m.toolCallId)?.arguments.expression}: ${quote(m.content)}.`);
       else if (m.name === 'calculator') parts.push(`The result of ${calls.get(m.toolCallId)?.arguments.expression} is ${m.content}.`);
       else if (m.name === 'knowledge_base_retrieve') parts.push(quoteBestChunk(m.content));
-      else parts.push(`The ${m.name} tool returned ${quote(m.content)}.`);
+      else parts.push(m.isError ? `The ${m.name} tool failed: ${quote(m.content)}.` : `The ${m.name} tool returned ${quote(m.content)}.`);
     }
     const question = turn.find((m) => m.role === 'user' && !m.injected);
-    if (parts.length === 0) parts.push(`You asked ${quote(question?.content ?? '')}. I am the built-in local model: I can work out arithmetic and quote your knowledge bases.`);
+    if (parts.length === 0) {
+      parts.push(`You asked ${quote(question?.content ?? '')}. I am the built-in local model: I can work out arithmetic and quote your knowledge bases.`);
+      if (exampleTool) parts.push(`To call a connector tool, name it followed by its arguments as a JSON object, as in ${exampleTool} {}.`);
+    }
     for (const m of turn) if (m.role === 'user' && m.injected) parts.push(`You also said ${quote(m.content)}.`);
     return parts.join(' ');
   }

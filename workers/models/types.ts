@@ -14,7 +14,7 @@ export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string; injected?: boolean }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; content: string; toolCallId: string; name: string };
+  | { role: 'tool'; content: string; toolCallId: string; name: string; isError?: boolean };
 
 export interface ModelRequest {
   /** The agent's model name (the local model ignores it). */

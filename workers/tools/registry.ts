@@ -11,10 +11,13 @@ export interface ToolContext {
 }
 
 export interface Tool {
-  name: ToolName;
+  /** What the model calls it: a built-in tool's name, or a connector tool's `<connector>__<tool>`. */
+  name: string;
   description: string;
   /** JSON Schema of the arguments, as model providers describe functions. */
   parameters: Record<string, unknown>;
+  /** Set on a connector's tool: the tool's own name on its MCP server. */
+  mcpName?: string;
   run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }
 
@@ -70,7 +73,7 @@ export function toolsFor(names: readonly string[]): Tool[] {
 }
 
 /** Runs a call; failures become an error result the model can read, never a crashed run. */
-export async function runTool(tools: Tool[], call: ToolCall, context: ToolContext) {
+export async function runTool(tools: Tool[], call: ToolCall, context: ToolContext): Promise<{ output: unknown; isError: boolean }> {
   const tool = tools.find((t) => t.name === call.name);
   if (!tool) return { output: `unknown tool "${call.name}"`, isError: true };
   if (call.invalidArguments !== undefined) return { output: call.invalidArguments, isError: true };

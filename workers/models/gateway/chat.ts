@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/registry.js';
-import { sdkClient, type FormatCall } from './transport.js';
+import type { FormatCall } from './transport.js';
 import { GatewayCallError } from './policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
@@ -76,7 +76,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
     ...(settings.maxTokens ? { max_tokens: settings.maxTokens } : {}),
     ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
   };
-  const stream = await sdkClient(call).chat.completions.create(body, { signal: request.signal });
+  const stream = await call.transport.openai.chat.completions.create(body, { signal: request.signal });
   let answer = '';
   let finish: string | undefined;
   let used: Usage = emptyUsage();

@@ -111,11 +111,12 @@ class NativeState {
 }
 
 export async function streamNative(call: FormatCall): Promise<ModelResult> {
-  const { gateway, model, request, sink, watch } = call;
-  const url = `${gateway.url}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`;
-  const response = await watch.fetch(url, {
+  const { transport, model, request, sink } = call;
+  const { endpoint } = transport;
+  const url = `${endpoint.url}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`;
+  const response = await transport.fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': gateway.apiKey },
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': endpoint.apiKey },
     body: JSON.stringify(requestBody(call)),
     signal: request.signal,
   });

@@ -1,14 +1,18 @@
 import * as v from 'valibot';
 import { SYNTHESIS_NODE, type ChatMessage, type PlanNode } from '../types.js';
+import { DEFAULT_DAG_MAX_NODES, limitTasks } from '../plan-limit.js';
 
 /** DAG planning on a gateway model: it is asked for sub-tasks as JSON; the synthesis node is added here. */
 
-const MAX_TASKS = 8;
+/** The most tasks the model is asked for; a plan is still bounded by DAG_MAX_NODES whatever it replies. */
+const ASKED_TASKS = 8;
+/** Longer replies are not plans worth reading (they fall back to one task). */
+const MAX_REPLY_TASKS = 256;
 
-const PLANNER_PROMPT = `You plan how to answer a question by splitting it into independent sub-tasks that can be worked on separately.
+const plannerPrompt = (maxTasks: number) => `You plan how to answer a question by splitting it into independent sub-tasks that can be worked on separately.
 Reply with JSON only, no prose and no code fences, in exactly this shape:
 {"tasks": [{"id": "t1", "task": "a self-contained sub-task", "depends_on": []}]}
-Use at most ${MAX_TASKS} tasks. A task may depend on earlier tasks by id. A simple question is one task.
+Use at most ${maxTasks} tasks. A task may depend on earlier tasks by id. A simple question is one task.
 Do not answer the question itself; the answers are combined afterwards.`;
 
 const PlanReply = v.object({
@@ -21,12 +25,12 @@ const PlanReply = v.object({
       }),
     ),
     v.minLength(1),
-    v.maxLength(MAX_TASKS),
+    v.maxLength(MAX_REPLY_TASKS),
   ),
 });
 
-export const planMessages = (query: string): ChatMessage[] => [
-  { role: 'system', content: PLANNER_PROMPT },
+export const planMessages = (query: string, maxNodes = DEFAULT_DAG_MAX_NODES): ChatMessage[] => [
+  { role: 'system', content: plannerPrompt(Math.max(1, Math.min(ASKED_TASKS, maxNodes - 1))) },
   { role: 'user', content: query },
 ];
 
@@ -44,10 +48,11 @@ function parseReply(text: string): v.InferOutput<typeof PlanReply> | undefined {
 
 /**
  * The model's plan, made safe to run: unique ids, dependencies only on earlier tasks (so no
- * cycle), and a synthesis node over all of them. A reply that is not a plan makes the question
- * itself the one task: the run goes on rather than failing on the planner's formatting.
+ * cycle), at most `maxNodes` nodes (the rest merged into the last task), and a synthesis node over
+ * all of them. A reply that is not a plan makes the question itself the one task: the run goes on
+ * rather than failing on the planner's formatting.
  */
-export function readPlan(text: string, query: string): PlanNode[] {
+export function readPlan(text: string, query: string, maxNodes = DEFAULT_DAG_MAX_NODES): PlanNode[] {
   const tasks = parseReply(text)?.tasks ?? [{ id: 't1', task: query, depends_on: [] }];
   const nodes: PlanNode[] = [];
   for (const task of tasks) {
@@ -55,6 +60,7 @@ export function readPlan(text: string, query: string): PlanNode[] {
     const earlier = new Set(nodes.map((n) => n.id));
     nodes.push({ id: task.id, task: task.task, depends_on: [...new Set(task.depends_on.filter((d) => earlier.has(d)))] });
   }
-  const synthesis = { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) };
-  return [...nodes, synthesis];
+  const bounded = limitTasks(nodes, maxNodes);
+  const synthesis = { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: bounded.map((n) => n.id) };
+  return [...bounded, synthesis];
 }

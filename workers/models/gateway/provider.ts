@@ -5,7 +5,7 @@ import type { ApiFormat } from '../../../src/shared/model-settings.js';
 import { RunFailure } from '../../run-control.js';
 import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
 import { backoffMs, GatewayCallError, judge, type Verdict } from './policy.js';
-import { IdleWatch, toCallError, type FormatClient } from './transport.js';
+import { GatewayTransport, toCallError, type FormatClient } from './transport.js';
 import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';
 import { streamNative } from './native.js';
@@ -40,14 +40,18 @@ function watchedSink(sink: ModelSink) {
 export class GatewayModel implements ModelProvider {
   readonly deterministic = false;
 
-  private readonly endpoint: { url: string; apiKey: string; idleTimeoutMs: number };
+  private readonly transport: GatewayTransport;
 
   constructor(
-    private readonly config: GatewayConfig & { url: string; apiKey: string },
+    private readonly config: GatewayConfig & { url: string; apiKey: string; dagMaxNodes?: number },
     private readonly logger: Logger,
     private readonly random: () => number = Math.random,
   ) {
-    this.endpoint = { url: config.url.replace(/\/+$/, ''), apiKey: config.apiKey, idleTimeoutMs: config.idleTimeoutMs };
+    this.transport = new GatewayTransport({ url: config.url.replace(/\/+$/, ''), apiKey: config.apiKey, idleTimeoutMs: config.idleTimeoutMs });
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
   }
 
   async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
@@ -69,8 +73,9 @@ export class GatewayModel implements ModelProvider {
 
   async plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: ModelResult['usage'] }> {
     const silent: ModelSink = { token: async () => {}, thought: async () => {}, notice: async () => {} };
-    const result = await this.complete({ ...request, messages: planMessages(request.query), tools: [] }, silent);
-    return { nodes: readPlan(result.text, request.query), usage: result.usage };
+    const { dagMaxNodes } = this.config;
+    const result = await this.complete({ ...request, messages: planMessages(request.query, dagMaxNodes), tools: [] }, silent);
+    return { nodes: readPlan(result.text, request.query, dagMaxNodes), usage: result.usage };
   }
 
   private failure(verdict: Verdict): RunFailure {
@@ -81,15 +86,13 @@ export class GatewayModel implements ModelProvider {
     const { maxRetries, retryBaseMs, retryMaxDelayMs } = this.config;
     for (let retry = 0; ; retry++) {
       const watched = watchedSink(sink);
-      const watch = new IdleWatch(this.endpoint.idleTimeoutMs);
       try {
-        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, watch, gateway: this.endpoint });
-        if (watch.fired) throw watch.signal.reason;
+        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport });
         request.signal.throwIfAborted();
         return result;
       } catch (err) {
         request.signal.throwIfAborted();
-        const failure = toCallError(err, watch);
+        const failure = toCallError(err, this.transport);
         if (!(failure instanceof GatewayCallError)) throw failure;
         const verdict = judge(failure, model);
         if (!verdict.transient || watched.state.emitted || retry >= maxRetries) throw new GaveUp(verdict);
@@ -97,8 +100,6 @@ export class GatewayModel implements ModelProvider {
         if (delay > retryMaxDelayMs) throw new GaveUp({ ...verdict, message: `${verdict.message} (asked to retry after ${Math.round(delay)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)` });
         this.logger.warn({ model, code: verdict.code, retry: retry + 1, delay_ms: Math.round(delay) }, 'gateway call failed; retrying');
         await sleep(delay, undefined, { signal: request.signal });
-      } finally {
-        watch.stop();
       }
     }
   }

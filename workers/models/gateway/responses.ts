@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
-import { sdkClient, type FormatCall } from './transport.js';
+import type { FormatCall } from './transport.js';
 import { GatewayCallError } from './policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
@@ -93,7 +93,7 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     ...(settings.reasoningEffort ? { reasoning: { effort: settings.reasoningEffort } } : {}),
     ...(settings.maxTokens ? { max_output_tokens: settings.maxTokens } : {}),
   };
-  const stream = await sdkClient(call).responses.create(body, { signal: request.signal });
+  const stream = await call.transport.openai.responses.create(body, { signal: request.signal });
   const state = new ResponseState();
   for await (const raw of stream) {
     const event = parseChunk(ResponseEvent, raw, 'responses');

@@ -1,56 +1,46 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
 import { GatewayCallError, retryAfterMs } from './policy.js';
 
+/** What one model call needs of the gateway: its address and key, and the shared transport. */
+export interface GatewayEndpoint {
+  url: string;
+  apiKey: string;
+  idleTimeoutMs: number;
+}
+
+const UNDICI_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 /**
- * Bounds the gateway's silence, not its total time (spec: reasoning runs can pass 2000 s): the
- * clock restarts at every byte received, keep-alive comments included, and its end aborts the
- * request. One watch per attempt.
+ * The connection to the gateway, shared by every run of a worker: one keep-alive connection pool
+ * and one SDK client. It bounds the gateway's silence, not its total time (spec: reasoning runs
+ * can pass 2000 s): the pool's header and body timeouts restart at every byte received,
+ * keep-alive comments included, and their end aborts the request.
  */
-export class IdleWatch {
-  private readonly controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  fired = false;
+export class GatewayTransport {
+  readonly fetch: typeof globalThis.fetch;
+  readonly openai: OpenAI;
+  private readonly pool: Agent;
 
-  constructor(private readonly ms: number) {}
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  constructor(readonly endpoint: GatewayEndpoint) {
+    const { idleTimeoutMs } = endpoint;
+    this.pool = new Agent({ headersTimeout: idleTimeoutMs, bodyTimeout: idleTimeoutMs, keepAliveTimeout: 30_000 });
+    this.fetch = ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as string, { ...(init as object), dispatcher: this.pool })) as unknown as typeof globalThis.fetch;
+    this.openai = new OpenAI({ baseURL: `${endpoint.url}/v1`, apiKey: endpoint.apiKey, fetch: this.fetch, maxRetries: 0, timeout: idleTimeoutMs, logLevel: 'off' });
   }
 
-  touch(): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new GatewayCallError('timeout', `the gateway sent nothing for ${this.ms} ms`));
-    }, this.ms);
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-  }
-
-  /** A fetch under this watch; what the OpenAI SDK and the native client both send through. */
-  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    this.touch();
-    const signal = init?.signal ? AbortSignal.any([init.signal, this.signal]) : this.signal;
-    const response = await fetch(input, { ...init, signal });
-    this.touch();
-    if (!response.body) {
-      this.stop();
-      return response;
+  /** Whether an error (or one of its causes) is the pool's idle timeout. */
+  isIdleTimeout(err: unknown): boolean {
+    for (let cause = err, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+      if (UNDICI_TIMEOUTS.has((cause as { code?: string }).code ?? '')) return true;
     }
-    const watched = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform: (chunk, controller) => {
-          this.touch();
-          controller.enqueue(chunk);
-        },
-        flush: () => this.stop(),
-      }),
-    );
-    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
+    return false;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 }
 
 /** One attempt of one model call, in one wire format. */
@@ -58,22 +48,16 @@ export interface FormatCall {
   model: string;
   request: ModelRequest;
   sink: ModelSink;
-  watch: IdleWatch;
-  gateway: { url: string; apiKey: string; idleTimeoutMs: number };
+  transport: GatewayTransport;
 }
 export type FormatClient = (call: FormatCall) => Promise<ModelResult>;
-
-/** The official SDK for the chat and responses formats: its own retries off (the policy here decides), its requests under the watch. */
-export function sdkClient({ gateway, watch }: FormatCall): OpenAI {
-  return new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: gateway.apiKey, fetch: watch.fetch, maxRetries: 0, timeout: gateway.idleTimeoutMs, logLevel: 'off' });
-}
 
 const codeOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** Whatever an attempt threw, as the one error the retry policy reads. Unknown errors (bugs) pass through. */
-export function toCallError(err: unknown, watch: IdleWatch): unknown {
-  if (watch.fired) return watch.signal.reason;
+export function toCallError(err: unknown, transport: GatewayTransport): unknown {
   if (err instanceof GatewayCallError) return err;
+  if (transport.isIdleTimeout(err)) return new GatewayCallError('timeout', `the gateway sent nothing for ${transport.endpoint.idleTimeoutMs} ms`);
   if (err instanceof APIConnectionTimeoutError) return new GatewayCallError('timeout', err.message);
   if (err instanceof APIConnectionError) return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
   if (err instanceof APIError) {

@@ -1,4 +1,4 @@
-/** The one error hierarchy. src/http/error-middleware.ts maps it to DESIGN §4 bodies. */
+/** The one error hierarchy. src/http/middleware.ts maps it to DESIGN §4 bodies. */
 
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -12,6 +12,8 @@ export abstract class AppError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
   headers: Record<string, string> = {};
+  /** Why the request was refused, for the log line (429 and 503 always carry one; DESIGN §12). */
+  logCause?: string;
   body(): Record<string, unknown> {
     return { error: this.code, message: this.message };
   }
@@ -43,7 +45,8 @@ export class NotFoundError extends AppError {
 export class ConflictError extends AppError {
   readonly status = 409;
   constructor(
-    readonly code: 'no_active_execution' | 'conversation_busy',
+    /** `last_admin`: the change would leave no active admin (DESIGN §9); `endpoint_disabled`, `approval_not_pending`: DESIGN §10–§11. */
+    readonly code: 'no_active_execution' | 'conversation_busy' | 'last_admin' | 'endpoint_disabled' | 'approval_not_pending',
     message: string,
   ) {
     super(message);
@@ -66,18 +69,35 @@ export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
 }
 
+const retryAfter = (seconds: number) => ({ 'Retry-After': String(Math.max(1, Math.ceil(seconds))) });
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code = 'rate_limited';
-  constructor(message: string, retryAfterSeconds: number) {
+  constructor(message: string, retryAfterSeconds: number, cause?: string) {
     super(message);
-    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+    this.headers = retryAfter(retryAfterSeconds);
+    this.logCause = cause ?? message;
   }
 }
 
 export class UnavailableError extends AppError {
   readonly status = 503;
   readonly code = 'unavailable';
+  constructor(message: string, retryAfterSeconds: number, cause: string) {
+    super(message);
+    this.headers = retryAfter(retryAfterSeconds);
+    this.logCause = cause;
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  readonly status = 405;
+  readonly code = 'method_not_allowed';
+  constructor(method: string, path: string, allowed: string[]) {
+    super(`${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`);
+    this.headers = { Allow: allowed.join(', ') };
+  }
 }
 
 export class ValidationError extends AppError {
@@ -88,5 +108,15 @@ export class ValidationError extends AppError {
   }
   override body() {
     return { detail: this.detail };
+  }
+}
+
+/**
+ * Not an HTTP error: this attempt no longer owns its run (a newer attempt took it over after a
+ * stalled lock), so it may neither publish nor write. Thrown by the run protocol and the run store.
+ */
+export class Superseded extends Error {
+  constructor() {
+    super('a newer attempt owns this run');
   }
 }

@@ -1,0 +1,169 @@
+import type { ChildProcess } from 'node:child_process';
+import { createParser } from 'eventsource-parser';
+import { meterCpu, type CpuReading } from './cpu.js';
+import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+
+/**
+ * The gateway path: a local streaming gateway (20 tokens written at once, its own process) read
+ * directly is the baseline; the platform runs the same model through the gateway provider.
+ * (1) first-token p50/p99 over sequential runs, both, and their difference; (2) completed runs/s at
+ * 20 concurrent clients for 15 s, both, and their ratio; (3) own CPU seconds per 1,000 runs of
+ * web, worker, their Postgres backends and Redis; (4) the same after seeding 1M messages over 100k
+ * runs of another user. Targets: overhead ≤ 4 ms p50; ≥ 0.20 of the direct rate; seeded ≥ 0.90 of empty.
+ */
+const PORT = 3920;
+const GATEWAY_PORT = 3921;
+const SEQUENTIAL = 200;
+const WARM_UP = 30;
+const CLIENTS = 20;
+const THROUGHPUT_SECONDS = 15;
+const SEED_RUNS = 100_000;
+const MESSAGES_PER_RUN = 10;
+
+interface Timing {
+  firstToken: number;
+  done: number;
+}
+
+/** Reads an SSE response, timing the first event `isToken` accepts and the one `isEnd` accepts. */
+async function timed(response: Promise<Response>, isToken: (event: string | undefined, data: string) => boolean, isEnd: (event: string | undefined, data: string) => boolean): Promise<Timing> {
+  const started = performance.now();
+  const timing: Timing = { firstToken: NaN, done: NaN };
+  const res = await response;
+  if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
+  const parser = createParser({
+    onEvent: ({ event, data }) => {
+      if (Number.isNaN(timing.firstToken) && isToken(event, data)) timing.firstToken = performance.now() - started;
+      if (isEnd(event, data)) timing.done = performance.now() - started;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (Number.isNaN(timing.done) || Number.isNaN(timing.firstToken)) throw new Error('the stream ended early');
+  return timing;
+}
+
+const json = (body: unknown, key?: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+  body: JSON.stringify(body),
+});
+
+const direct = (gatewayUrl: string) => () =>
+  timed(
+    fetch(`${gatewayUrl}/v1/chat/completions`, json({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hello' }] }, 'bench')),
+    (_event, data) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
+    (_event, data) => data === '[DONE]',
+  );
+
+const platform = (url: string, key: string) => () =>
+  timed(fetch(`${url}/api/react`, json({ q: 'hello' }, key)), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
+
+async function sequential(run: () => Promise<Timing>): Promise<Timing[]> {
+  for (let i = 0; i < WARM_UP; i++) await run();
+  const samples: Timing[] = [];
+  for (let i = 0; i < SEQUENTIAL; i++) samples.push(await run());
+  return samples;
+}
+
+/** Completed runs per second with CLIENTS clients running back to back for THROUGHPUT_SECONDS. */
+async function throughput(run: () => Promise<Timing>): Promise<{ perSecond: number; runs: number; errors: number }> {
+  const until = performance.now() + THROUGHPUT_SECONDS * 1000;
+  let runs = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < until) {
+        try {
+          await run();
+          runs++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { perSecond: runs / ((performance.now() - started) / 1000), runs, errors };
+}
+
+const firstToken = (samples: Timing[], p: number) => percentile(samples.map((s) => s.firstToken), p);
+
+const perThousand = (cpu: CpuReading, runs: number) =>
+  Object.fromEntries(Object.entries({ ...cpu, total: cpu.web + cpu.worker + cpu.postgres + cpu.redis }).map(([k, s]) => [k, round((s / runs) * 1000, 2)]));
+
+async function seed(knex: import('knex').Knex): Promise<void> {
+  const [other] = await knex('users').insert({ email: 'seeded@example.test', password_hash: 'x' }).returning('id');
+  const userId = (other as { id: string }).id;
+  await knex.raw(
+    `with c as (insert into conversations (id, user_id, title) select gen_random_uuid(), ?, 'seeded' from generate_series(1, ?) returning id)
+     insert into runs (id, user_id, conversation_id, mode, status, query, answer, started_at, finished_at)
+     select gen_random_uuid(), ?, c.id, 'react', 'succeeded', 'seeded question', 'seeded answer', now(), now() from c`,
+    [userId, SEED_RUNS, userId],
+  );
+  await knex.raw(
+    `insert into messages (id, conversation_id, run_id, role, content)
+     select gen_random_uuid(), r.conversation_id, r.id, case when g % 2 = 1 then 'user' else 'assistant' end, 'seeded message ' || g
+     from runs r cross join generate_series(1, ?) g where r.user_id = ?`,
+    [MESSAGES_PER_RUN, userId],
+  );
+  await knex.raw('analyze');
+}
+
+export async function run() {
+  const started: ChildProcess[] = [];
+  const bench = await benchEnvironment('gateway');
+  try {
+    started.push(await spawnProcess('./stream-gateway.js', {}, /gateway listening/, [String(GATEWAY_PORT)]));
+    const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
+    const env = {
+      ...bench.env,
+      PORT: String(PORT),
+      LOG_LEVEL: 'info',
+      RUNS_PER_USER_LIMIT: '100000',
+      MODEL_PROVIDER: 'gateway',
+      GATEWAY_URL: gatewayUrl,
+      GATEWAY_API_KEY: 'bench',
+      GATEWAY_MODEL: 'bench-model',
+    };
+    const { key } = await bench.user('bench@example.test');
+    const url = `http://127.0.0.1:${PORT}`;
+    // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of web and worker there (for finding where time goes).
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const web = await spawnProcess('../src/server.js', env, /web listening/, [], profile);
+    started.push(web);
+    const worker = await spawnProcess('../workers/main.js', env, /worker ready/, [], profile);
+    started.push(worker);
+    const cpuSources = { web: web.pid!, worker: worker.pid!, knex: bench.knex, redis: bench.redis };
+    const phase = async (label: string) => {
+      const directSamples = await sequential(direct(gatewayUrl));
+      const platformSamples = await sequential(platform(url, key));
+      const directRate = await throughput(direct(gatewayUrl));
+      const stopMeter = await meterCpu(cpuSources);
+      const platformRate = await throughput(platform(url, key));
+      const cpu = await stopMeter();
+      console.log(`\n${label}`);
+      console.table({
+        'gateway read directly': { 'first token p50 ms': round(firstToken(directSamples, 50)), 'first token p99 ms': round(firstToken(directSamples, 99)), 'runs/s (20 clients)': round(directRate.perSecond, 1), errors: directRate.errors },
+        'platform (gateway provider)': { 'first token p50 ms': round(firstToken(platformSamples, 50)), 'first token p99 ms': round(firstToken(platformSamples, 99)), 'runs/s (20 clients)': round(platformRate.perSecond, 1), errors: platformRate.errors },
+      });
+      const overhead = firstToken(platformSamples, 50) - firstToken(directSamples, 50);
+      console.log(`first-token overhead p50: ${round(overhead)} ms (target ≤ 4); p99: ${round(firstToken(platformSamples, 99) - firstToken(directSamples, 99))} ms`);
+      console.log(`runs/s platform / direct: ${round(platformRate.perSecond / directRate.perSecond, 3)} (target ≥ 0.20)`);
+      console.log(`own CPU seconds per 1,000 runs (${platformRate.runs} runs metered):`);
+      console.table(perThousand(cpu, platformRate.runs));
+      return platformRate;
+    };
+    console.log(`\ngateway-path benchmark: ${SEQUENTIAL} sequential runs (after ${WARM_UP} warm-up), ${CLIENTS} clients × ${THROUGHPUT_SECONDS} s`);
+    const empty = await phase('(1–3) empty database');
+    if (process.env.BENCH_SKIP_SEEDED) return;
+    const seeding = performance.now();
+    await seed(bench.knex);
+    console.log(`\nseeded ${SEED_RUNS * MESSAGES_PER_RUN} messages over ${SEED_RUNS} runs of another user in ${round((performance.now() - seeding) / 1000, 1)} s`);
+    const seeded = await phase('(4) after seeding');
+    console.log(`\nruns/s seeded / empty: ${round(seeded.perSecond / empty.perSecond, 3)} (target ≥ 0.90)`);
+  } finally {
+    await Promise.all(started.map(stop));
+    await bench.drop();
+  }
+}

@@ -1,0 +1,102 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createParser } from 'eventsource-parser';
+import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+
+/**
+ * Webhook latency and cost (DESIGN §10): from a run's `done` (as its client sees it) to its
+ * signed `run.succeeded` delivery arriving at a receiver on 127.0.0.1, p50/p99 over 500 runs by
+ * 20 concurrent clients; and runs/s with a webhook subscribed against the same runs without, in
+ * the same run. Targets: p50 ≤ 20 ms; ≥ 0.9 of the rate without.
+ */
+const PORT = 3932;
+const RUNS = 500;
+const CLIENTS = 20;
+
+/** A receiver that notes when each run's delivery arrived, and answers 200 at once. */
+async function startReceiver() {
+  const arrivals = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      const runId = (JSON.parse(Buffer.concat(chunks).toString()) as { data: { run_id: string } }).data.run_id;
+      arrivals.set(runId, at);
+      res.writeHead(200).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { arrivals, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`, close: () => server.close() };
+}
+
+/** Runs one question to its end; the moment its `done` arrived, by the same clock as the receiver's. */
+async function runOnce(url: string, key: string, q: string): Promise<{ runId: string; doneAt: number }> {
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
+  let doneAt = Number.NaN;
+  const parser = createParser({ onEvent: (e) => e.event === 'done' && (doneAt = performance.now()) });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (Number.isNaN(doneAt)) throw new Error(`run ended without done (${res.status})`);
+  return { runId: res.headers.get('x-run-id')!, doneAt };
+}
+
+/** RUNS runs by CLIENTS clients, back to back: runs/s and each run's done. */
+async function load(url: string, key: string) {
+  let next = 0;
+  const done = new Map<string, number>();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < RUNS) {
+        const { runId, doneAt } = await runOnce(url, key, `What is ${next++}+1?`);
+        done.set(runId, doneAt);
+      }
+    }),
+  );
+  return { perSecond: RUNS / ((performance.now() - started) / 1000), done };
+}
+
+export async function run() {
+  const bench = await benchEnvironment('webhooks');
+  const receiver = await startReceiver();
+  const started: ChildProcess[] = [];
+  try {
+    const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', RUNS_PER_USER_LIMIT: '100000', LOG_LEVEL: 'info' };
+    started.push(await spawnProcess('../src/server.js', env, /web listening/));
+    started.push(await spawnProcess('../workers/main.js', env, /worker ready/));
+    const url = `http://127.0.0.1:${PORT}`;
+    const plain = await bench.user('plain@example.test');
+    const subscribed = await bench.user('subscribed@example.test');
+    const created = await fetch(`${url}/api/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${subscribed.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['run.succeeded'] }),
+    });
+    if (created.status !== 201) throw new Error(`could not subscribe: ${created.status}`);
+
+    await load(url, plain.key); // warm-up: JIT, pools
+    const without = await load(url, plain.key);
+    const withWebhook = await load(url, subscribed.key);
+    const deadline = performance.now() + 30_000;
+    while ([...withWebhook.done.keys()].some((id) => !receiver.arrivals.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const latencies = [...withWebhook.done].flatMap(([id, doneAt]) => (receiver.arrivals.has(id) ? [receiver.arrivals.get(id)! - doneAt] : []));
+
+    console.log(`\nwebhooks benchmark: ${RUNS} runs by ${CLIENTS} concurrent clients, local model, one worker`);
+    console.table({
+      'done → webhook arrival (ms)': { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), delivered: `${latencies.length}/${RUNS}` },
+    });
+    console.table({
+      'runs/s without a webhook': round(without.perSecond, 1),
+      'runs/s with a webhook subscribed': round(withWebhook.perSecond, 1),
+    });
+    console.log(`done → arrival p50: ${round(percentile(latencies, 50))} ms (target ≤ 20); runs/s with / without: ${round(withWebhook.perSecond / without.perSecond, 3)} (target ≥ 0.9)`);
+  } finally {
+    await Promise.all(started.map(stop));
+    receiver.close();
+    await bench.drop();
+  }
+}

@@ -1,0 +1,232 @@
+import type { Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Queue } from 'bullmq';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { KoaAdapter } from '@bull-board/koa';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { ADMIN, authorize } from '../auth/guard.js';
+import type { CredentialCache } from '../auth/cache.js';
+import { sessionRevoked } from '../auth/sessions.js';
+import type { Models } from '../db/models.js';
+import type { AuditLog } from '../audit/log.js';
+import { actorOf } from '../http/actor.js';
+import type { AppContext, AppState } from '../http/route.js';
+import { AppError, AuthError } from '../shared/errors.js';
+
+/** Where the BullMQ dashboard (bull-board) is served, for a browser (DESIGN §9). */
+export const DASHBOARD_PATH = '/admin/queues';
+const COOKIE = 'ap_dashboard';
+const SESSION_TTL_S = 15 * 60;
+const AUDIENCE = 'agent-platform-dashboard';
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+export interface DashboardDeps {
+  authenticator: Authenticator;
+  cache: CredentialCache;
+  models: Models;
+  audit: AuditLog;
+  jwtSecret: string;
+  issuer: string;
+  /**
+   * Run jobs are read-only here (runs are cancelled through the API, which keeps the run protocol),
+   * and so are webhook deliveries (redelivered through the API, under the same webhook-id); ingestion jobs may be retried.
+   */
+  runQueue: Queue;
+  ingestQueue: Queue;
+  webhookQueue: Queue;
+}
+
+/** What the dashboard cookie carries: the admin, and the credential that logged in (re-checked on every request). */
+interface DashboardSession {
+  userId: string;
+  kind: 'jwt' | 'api_key';
+  /** The JWT's session (refresh family) or the key's id. */
+  ref: string;
+}
+
+const LOGIN_PAGE = (message = '') => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Queues — sign in</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}input{width:100%;padding:.5rem;margin:.5rem 0}p.error{color:#b00}</style></head>
+<body><h1>Queue dashboard</h1>
+<p>Paste an admin's API key (full access or scope <code>admin</code>) or access token. It is exchanged for a
+session cookie valid for ${SESSION_TTL_S / 60} minutes; the credential itself is not stored in the browser.</p>
+${message ? `<p class="error">${message}</p>` : ''}
+<form method="post" action="${DASHBOARD_PATH}/login"><label>Credential <input type="password" name="token" autocomplete="off" required></label>
+<button type="submit">Sign in</button></form></body></html>`;
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/**
+ * The BullMQ dashboard behind an admin credential. A browser cannot send `Authorization`, so
+ * `POST /admin/queues/login` (a form at GET) takes an admin's API key or access token once and
+ * answers with a signed cookie (HttpOnly, SameSite=Strict, Path=/admin/queues, 15 minutes) naming
+ * the admin and that credential; each later request re-checks both (disabled, demoted, revoked →
+ * signed out). Scripts may send `Authorization: Bearer` instead. bull-board's assets come from the
+ * installed package; the one external stylesheet its page names (web fonts) is dropped.
+ */
+export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
+  const board = boardMiddleware(deps);
+  const key = new TextEncoder().encode(`${deps.jwtSecret}:dashboard`);
+  const inside = (path: string) => path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
+
+  const sign = (session: DashboardSession) =>
+    new SignJWT({ kind: session.kind, ref: session.ref })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(session.userId)
+      .setIssuer(deps.issuer)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(`${SESSION_TTL_S}s`)
+      .sign(key);
+
+  async function fromCookie(ctx: AppContext): Promise<boolean> {
+    const token = ctx.cookies.get(COOKIE);
+    if (!token || token.length > 2048) return false;
+    try {
+      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: deps.issuer, audience: AUDIENCE, requiredClaims: ['sub', 'exp'] });
+      return await stillAdmin(deps, { userId: String(payload.sub), kind: payload.kind === 'jwt' ? 'jwt' : 'api_key', ref: String(payload.ref) });
+    } catch {
+      return false;
+    }
+  }
+
+  async function login(ctx: AppContext): Promise<void> {
+    const token = await credentialFromForm(ctx);
+    let principal: Principal;
+    try {
+      principal = await deps.authenticator.authenticate(token);
+    } catch (err) {
+      if (!(err instanceof AuthError)) throw err;
+      return loginPage(ctx, 401, 'That credential is not valid.');
+    }
+    try {
+      authorize(principal, ADMIN);
+    } catch {
+      await deps.audit.record(actorOf(principal, ctx), { action: 'dashboard.login_refused', targetType: 'user', targetId: principal.user.id });
+      return loginPage(ctx, 403, 'The queue dashboard needs an admin with full access or scope admin.');
+    }
+    const ref = principal.kind === 'jwt' ? sessionOf(token!) : principal.keyId!;
+    ctx.cookies.set(COOKIE, await sign({ userId: principal.user.id, kind: principal.kind, ref }), {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: DASHBOARD_PATH,
+      maxAge: SESSION_TTL_S * 1000,
+      // Secure whenever the request came over HTTPS (behind a proxy: X-Forwarded-Proto, with TRUST_PROXY_HOPS set).
+      secure: ctx.secure,
+      overwrite: true,
+    });
+    await deps.audit.record(actorOf(principal, ctx), { action: 'dashboard.login', targetType: 'user', targetId: principal.user.id });
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD_PATH}/`);
+  }
+
+  return async (ctx, next) => {
+    if (!inside(ctx.path)) return next();
+    ctx.set(SECURITY_HEADERS);
+    if (ctx.path === `${DASHBOARD_PATH}/login`) {
+      if (ctx.method === 'POST') return login(ctx);
+      if (ctx.method === 'GET' || ctx.method === 'HEAD') return loginPage(ctx, 200);
+      throw new MethodNotAllowed(ctx.method);
+    }
+    if (ctx.path === `${DASHBOARD_PATH}/logout` && ctx.method === 'POST') {
+      ctx.cookies.set(COOKIE, null, { path: DASHBOARD_PATH });
+      ctx.status = 303;
+      return ctx.redirect(`${DASHBOARD_PATH}/login`);
+    }
+    const allowed = ctx.get('authorization') ? await bearerIsAdmin(deps, ctx) : await fromCookie(ctx);
+    if (!allowed) {
+      const wantsPage = ctx.method === 'GET' && !ctx.path.startsWith(`${DASHBOARD_PATH}/api/`) && ctx.accepts('html') === 'html';
+      if (wantsPage) {
+        ctx.status = 303;
+        return ctx.redirect(`${DASHBOARD_PATH}/login`);
+      }
+      throw new AuthError('unauthorized', `Sign in at ${DASHBOARD_PATH}/login with an admin credential`);
+    }
+    await board(ctx, next);
+    // bull-board's router answers a method it lacks with a bare 405, or 501 for one it has never heard of.
+    if (ctx.status === 501 || (ctx.status === 405 && ctx.body == null)) throw new MethodNotAllowed(ctx.method, ctx.response.get('Allow') || 'GET');
+    if (typeof ctx.body === 'string' && ctx.response.is('html')) ctx.body = withoutExternalStyles(ctx.body);
+  };
+}
+
+class MethodNotAllowed extends AppError {
+  readonly status = 405;
+  readonly code = 'method_not_allowed';
+  constructor(method: string, allowed = 'GET, HEAD, POST') {
+    super(`${method} is not allowed here; allowed: ${allowed}`);
+    this.headers = { Allow: allowed };
+  }
+}
+
+function loginPage(ctx: AppContext, status: number, message?: string): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = LOGIN_PAGE(message);
+}
+
+/** The credential from the login form (urlencoded) or a JSON body `{token}`; bounded. */
+async function credentialFromForm(ctx: AppContext): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, encoding: 'utf8' });
+  } catch {
+    return undefined;
+  }
+  if (ctx.is('json')) {
+    try {
+      const token = (JSON.parse(text) as { token?: unknown })?.token;
+      return typeof token === 'string' && token ? token : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const token = new URLSearchParams(text).get('token')?.trim();
+  return token || undefined;
+}
+
+async function bearerIsAdmin(deps: DashboardDeps, ctx: AppContext): Promise<boolean> {
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(ctx.get('authorization'));
+  const principal = await deps.authenticator.authenticate(match?.[1]);
+  authorize(principal, ADMIN);
+  return true;
+}
+
+/** The session (`sid`) of an access token the authenticator has just verified. */
+function sessionOf(token: string): string {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sid?: string };
+  return String(payload.sid);
+}
+
+/** The admin and the credential that signed in are both still good: active admin; session not revoked, or key active, unexpired, still scoped for admin. */
+async function stillAdmin(deps: DashboardDeps, session: DashboardSession): Promise<boolean> {
+  const { cache, models } = deps;
+  const user = await cache.fill(cache.users, session.userId, async () => await models.User.query().findById(session.userId));
+  if (!user || !user.is_active || user.role !== 'admin') return false;
+  if (session.kind === 'jwt') return !(await cache.fill(cache.sessions, session.ref, () => sessionRevoked(models, session.ref)));
+  const key = await models.ApiKey.query().findById(session.ref);
+  const scoped = key?.scopes === null || (key?.scopes ?? '').split(/[\s,]+/).includes('admin');
+  return Boolean(key && key.user_id === user.id && key.is_active && (!key.expires_at || key.expires_at.getTime() > Date.now()) && scoped);
+}
+
+/** bull-board's page names a web-font stylesheet on a CDN; the dashboard works offline without it. */
+function withoutExternalStyles(html: string): string {
+  return html.replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '');
+}
+
+function boardMiddleware(deps: DashboardDeps): Middleware<AppState> {
+  const adapter = new KoaAdapter();
+  adapter.setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: [new BullMQAdapter(deps.runQueue, { readOnlyMode: true }), new BullMQAdapter(deps.ingestQueue, { allowRetries: true }), new BullMQAdapter(deps.webhookQueue, { readOnlyMode: true })],
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: 'agent-platform queues' } },
+  });
+  return adapter.registerPlugin() as unknown as Middleware<AppState>;
+}

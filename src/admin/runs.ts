@@ -1,0 +1,94 @@
+import type { Knex } from 'knex';
+import type { Models, RunMode, RunStatus } from '../db/models.js';
+import { paginate, pageOf } from '../http/pagination.js';
+import type { Pagination } from '../http/validation.js';
+
+export interface RunFilters {
+  status?: RunStatus;
+  user_id?: string;
+  mode?: RunMode;
+  from?: Date;
+  to?: Date;
+}
+
+export interface UsageQuery {
+  from: Date;
+  to: Date;
+  user_id?: string;
+  group_by: 'user' | 'day';
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const startOfDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+const nextStartOfDay = (at: Date) => new Date(Math.ceil(at.getTime() / DAY_MS) * DAY_MS);
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The columns an administrator sees of a run: the client's view plus its owner (never the checkpoint). */
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'created_at', 'started_at', 'finished_at'];
+
+/** The token and outcome counts of one row of parts: a usage_daily row, or one run. */
+const PART_COUNTS = `runs, succeeded, failed, cancelled, prompt_tokens, completion_tokens, reasoning_tokens`;
+const RUN_AS_PART = `1, (status = 'succeeded')::int, (status = 'failed')::int, (status = 'cancelled')::int, prompt_tokens, completion_tokens, reasoning_tokens`;
+
+/**
+ * Runs across users, and usage: for administrators (DESIGN §9). Both are bounded by indexes made
+ * for them (migration 009): the list walks runs by time or status; usage sums whole UTC days from
+ * the `usage_daily` rollup and only the partial days at the window's edges from `runs`.
+ */
+export class RunReports {
+  constructor(
+    private readonly knex: Knex,
+    private readonly models: Models,
+  ) {}
+
+  /** Newest first. */
+  list(filters: RunFilters, page: Pagination) {
+    const query = this.models.Run.query().select(RUN_COLUMNS).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    if (filters.status) query.where('status', filters.status);
+    if (filters.user_id) query.where('user_id', filters.user_id);
+    if (filters.mode) query.where('mode', filters.mode);
+    if (filters.from) query.where('created_at', '>=', filters.from);
+    if (filters.to) query.where('created_at', '<', filters.to);
+    return paginate(query, page, (run) => ({ ...run.toPublic(), user_id: run.user_id }));
+  }
+
+  /** Runs, outcomes and tokens in [from, to), per user or per UTC day, ordered by key. */
+  async usage(request: UsageQuery, pagination: Pagination) {
+    const { from, to } = request;
+    const fullFrom = nextStartOfDay(from);
+    const fullTo = startOfDay(to);
+    const parts: string[] = [];
+    const bindings: Knex.Value[] = [];
+    const forUser = request.user_id ? ' and user_id = ?' : '';
+    const runsBetween = (start: Date, end: Date) => {
+      parts.push(`select (created_at at time zone 'UTC')::date as day, user_id, ${RUN_AS_PART} from runs where created_at >= ? and created_at < ?${forUser}`);
+      bindings.push(start, end, ...(request.user_id ? [request.user_id] : []));
+    };
+    if (fullFrom < fullTo) {
+      parts.push(`select day, user_id, ${PART_COUNTS} from usage_daily where day >= ?::date and day < ?::date${forUser}`);
+      bindings.push(isoDay(fullFrom), isoDay(fullTo), ...(request.user_id ? [request.user_id] : []));
+      if (from < fullFrom) runsBetween(from, fullFrom);
+      if (fullTo < to) runsBetween(fullTo, to);
+    } else {
+      runsBetween(from, to);
+    }
+    const key = request.group_by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : 'user_id::text';
+    const sums = PART_COUNTS.split(', ').map((name) => `sum(${name}) as ${name}`).join(', ');
+    const { rows } = await this.knex.raw(
+      `with parts as (${parts.join(' union all ')}),
+            grouped as (select ${key} as key, ${sums} from parts group by 1)
+       select (select count(*) from grouped) as total,
+              coalesce((select json_agg(g order by g.key) from (select * from grouped order by key limit ? offset ?) g), '[]') as items`,
+      [...bindings, pagination.size, (pagination.page - 1) * pagination.size],
+    );
+    const { total, items } = rows[0] as { total: string; items: Record<string, string | number>[] };
+    const numbers = (row: Record<string, string | number>) =>
+      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, name === 'key' ? value : Number(value)]));
+    return {
+      ...pageOf(items.map(numbers), Number(total), pagination),
+      from: from.toISOString(),
+      to: to.toISOString(),
+      group_by: request.group_by,
+    };
+  }
+}

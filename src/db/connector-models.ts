@@ -1,0 +1,55 @@
+import { Model } from 'objection';
+import type { ConnectorTransport } from '../connectors/mcp.js';
+
+export type ConnectorStatus = 'unknown' | 'ok' | 'error';
+
+export interface StoredTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** A remote MCP tool server (DESIGN §8). `secret_headers` maps each header name to its sealed value. */
+export class Connector extends Model {
+  static override tableName = 'connectors';
+  id!: string;
+  user_id!: string;
+  name!: string;
+  tool_prefix!: string;
+  kind!: 'mcp';
+  url!: string;
+  transport!: ConnectorTransport;
+  description!: string;
+  is_active!: boolean;
+  secret_headers!: Record<string, string>;
+  status!: ConnectorStatus;
+  last_error!: string | null;
+  last_checked_at!: Date | null;
+  tools!: StoredTool[];
+  created_at!: Date;
+  updated_at!: Date;
+
+  static override get jsonAttributes() {
+    return ['secret_headers', 'tools'];
+  }
+
+  /** The record clients see: header names only, never their values. */
+  toPublic() {
+    return {
+      id: this.id,
+      name: this.name,
+      kind: this.kind,
+      url: this.url,
+      transport: this.transport,
+      description: this.description,
+      is_active: this.is_active,
+      secret_headers: Object.keys(this.secret_headers).sort(),
+      status: this.status,
+      last_error: this.last_error,
+      last_checked_at: this.last_checked_at?.toISOString() ?? null,
+      tools: this.tools.map(({ name, description }) => ({ name, description })),
+      created_at: this.created_at.toISOString(),
+      updated_at: this.updated_at.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,121 @@
+import Router from '@koa/router';
+import type { Context, ParameterizedContext } from 'koa';
+import type * as v from 'valibot';
+import type { Logger } from 'pino';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { authorize, credentialOf, type AccessRule } from '../auth/guard.js';
+import { parseInput } from './validation.js';
+
+/** What every request carries through the middleware (typed, so nothing downstream casts). */
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  /** The parsed JSON body (src/http/body.ts), before validation. */
+  body?: unknown;
+  principal?: Principal;
+  /** Why a 429 or 503 was answered: logged with the request line. */
+  refusal?: string;
+}
+export type AppContext = ParameterizedContext<AppState>;
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** Who may call a route: `public`, or the guard rule a credential must satisfy (DESIGN §3). */
+export type Access = AccessRule | 'public';
+
+type Schema = v.GenericSchema;
+type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
+
+/** A response other than the route's usual status: a different status, or extra headers. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface RouteInput<A extends Access, P, Q, H, B> {
+  params: Out<P>;
+  query: Out<Q>;
+  headers: Out<H>;
+  body: Out<B>;
+  principal: A extends 'public' ? undefined : Principal;
+  ctx: AppContext;
+}
+
+/**
+ * One declaration per route (DESIGN §12): method, path, who may call it, the schemas of its
+ * path, query, headers and JSON body, and its handler. Registration, validation and auth are
+ * derived from it, in that order: credential → path → query → headers → body.
+ */
+export interface RouteSpec<A extends Access, P, Q, H, B> {
+  method: Method;
+  /** Koa path syntax: `/api/agents/:id`. */
+  path: string;
+  summary: string;
+  auth: A;
+  params?: P;
+  query?: Q;
+  headers?: H;
+  body?: B;
+  /** The usual success status (200 unless said). */
+  status?: number;
+  /** The handler writes the response itself (a server-sent-events stream). */
+  streams?: boolean;
+  /** The handler reads the request body itself (multipart uploads); `body` then describes its JSON form only. */
+  readsBody?: boolean;
+  handle(input: RouteInput<A, P, Q, H, B>): unknown;
+}
+
+export type Route = RouteSpec<Access, Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>;
+
+export function route<A extends Access, P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, H extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  spec: RouteSpec<A, P, Q, H, B>,
+): Route {
+  return spec as unknown as Route;
+}
+
+const parse = (schema: Schema | undefined, raw: unknown, source: 'path' | 'query' | 'header' | 'body') =>
+  schema === undefined ? undefined : parseInput(schema, raw, source);
+
+/** The request headers a route declares, by lower-case name (only those: credentials never reach validation). */
+function declaredHeaders(ctx: Context, schema: Schema | undefined): Record<string, string> {
+  const entries = (schema as { entries?: Record<string, unknown> } | undefined)?.entries ?? {};
+  return Object.fromEntries(Object.keys(entries).flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
+}
+
+async function principalFor(ctx: AppContext, access: Access, authenticator: Authenticator): Promise<Principal | undefined> {
+  if (access === 'public') return undefined;
+  const principal = await authenticator.authenticate(credentialOf(ctx, access));
+  authorize(principal, access);
+  ctx.state.principal = principal;
+  return principal;
+}
+
+function respond(ctx: AppContext, route: Route, result: unknown): void {
+  if (route.streams) return;
+  if (result instanceof Reply) {
+    ctx.status = result.status;
+    ctx.set(result.headers);
+    if (result.body !== undefined) ctx.body = result.body;
+    return;
+  }
+  ctx.status = route.status ?? 200;
+  if (result !== undefined) ctx.body = result;
+}
+
+/** A Koa router serving the declared routes. */
+export function mountRoutes(routes: Route[], authenticator: Authenticator): Router<AppState> {
+  const router = new Router<AppState>();
+  for (const declared of routes) {
+    router.register(declared.path, [declared.method], async (ctx: AppContext) => {
+      const principal = await principalFor(ctx, declared.auth, authenticator);
+      const params = parse(declared.params, { ...(ctx as AppContext & { params: Record<string, string> }).params }, 'path');
+      const query = parse(declared.query, { ...ctx.query }, 'query');
+      const headers = parse(declared.headers, declaredHeaders(ctx, declared.headers), 'header');
+      const body = declared.readsBody ? undefined : parse(declared.body, ctx.state.body, 'body');
+      respond(ctx, declared, await declared.handle({ params, query, headers, body, principal, ctx } as RouteInput<Access, undefined, undefined, undefined, undefined>));
+    });
+  }
+  return router;
+}

@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+import type { Services } from '../services.js';
+import { route, type Route } from '../http/route.js';
+import { ADMIN } from '../auth/guard.js';
+import { actorOf } from '../http/actor.js';
+import { instantText, paginationQuery, uuidText } from '../http/validation.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Usage windows default to the last 30 days and may span at most 366. */
+const DEFAULT_WINDOW_DAYS = 30;
+const MAX_WINDOW_DAYS = 366;
+
+const window = { from: v.optional(instantText), to: v.optional(instantText) };
+const beforeTo = (q: { from?: Date; to?: Date }) => !q.from || !q.to || q.from < q.to;
+
+const RunsQuery = v.pipe(
+  v.object({
+    ...paginationQuery.entries,
+    ...window,
+    status: v.optional(v.picklist(['queued', 'running', 'succeeded', 'failed', 'cancelled'])),
+    user_id: v.optional(uuidText),
+    mode: v.optional(v.picklist(['react', 'dag'])),
+  }),
+  v.forward(v.check((q) => beforeTo(q), 'from must be before to'), ['from']),
+);
+
+const UsageQuery = v.pipe(
+  v.object({ ...paginationQuery.entries, ...window, user_id: v.optional(uuidText), group_by: v.optional(v.picklist(['user', 'day']), 'user') }),
+  v.forward(v.check((q) => beforeTo(q), 'from must be before to'), ['from']),
+  v.transform((q) => {
+    const to = q.to ?? (q.from ? new Date(Math.min(Date.now(), q.from.getTime() + DEFAULT_WINDOW_DAYS * DAY_MS)) : new Date());
+    return { ...q, to, from: q.from ?? new Date(to.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS) };
+  }),
+  v.forward(v.check((q) => q.from < q.to, 'from must be before to (to defaults to now)'), ['from']),
+  v.forward(v.check((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_DAYS * DAY_MS, `the window may span at most ${MAX_WINDOW_DAYS} days`), ['to']),
+);
+
+const RunPath = v.object({ id: uuidText });
+
+/** Runs across users and what they used, for administrators (DESIGN §9). */
+export function adminRunRoutes({ runs, runReports }: Services): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/api/admin/runs',
+      summary: 'List runs across users, newest first (status, user_id, mode, from, to)',
+      auth: ADMIN,
+      query: RunsQuery,
+      handle: ({ query: { status, user_id, mode, from, to, ...page } }) => runReports.list({ status, user_id, mode, from, to }, page),
+    }),
+    route({
+      method: 'POST',
+      path: '/api/admin/runs/:id/cancel',
+      summary: "Cancel any user's queued or running run",
+      auth: ADMIN,
+      params: RunPath,
+      status: 202,
+      handle: async ({ params, principal, ctx }) => ({ run_id: (await runs.cancelAny(params.id, actorOf(principal, ctx))).id, status: 'cancelling' }),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/admin/usage',
+      summary: 'Runs, outcomes and tokens per user or per UTC day in [from, to) (default: the last 30 days; at most 366)',
+      auth: ADMIN,
+      query: UsageQuery,
+      handle: ({ query: { from, to, user_id, group_by, ...page } }) => runReports.usage({ from, to, user_id, group_by }, page),
+    }),
+  ];
+}

@@ -1,0 +1,50 @@
+import { PassThrough } from 'node:stream';
+import type { Run } from '../db/models.js';
+import type { Logger } from '../logger.js';
+import type { RunLease } from '../shared/run-lease.js';
+import type { EventRelay } from './relay.js';
+import { runRef } from './service.js';
+
+/**
+ * Resolves when the run's `done` event is published, or after `ms`. Waits on the web process's
+ * shared Redis subscriber: no Postgres connection and no worker is held meanwhile. `done` is
+ * always a stream's last event, so listening after the last event seen cannot miss it.
+ */
+export async function untilDone(relay: EventRelay, lease: RunLease, run: Run, ms: number): Promise<void> {
+  const ref = runRef(run);
+  const last = await lease.lastEvent(ref);
+  if (!last || last.type === 'done') return;
+  let stop: (() => void) | undefined;
+  let ended = false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      timer = setTimeout(resolve, ms);
+      relay.listen(ref, last.id, (events) => events.some((event) => event.type === 'done') && resolve()).then(
+        // A listen still subscribing when the wait ended is stopped as soon as it is in place.
+        (unlisten) => (ended ? unlisten() : (stop = unlisten)),
+        reject,
+      );
+    });
+  } finally {
+    ended = true;
+    clearTimeout(timer);
+    stop?.();
+  }
+}
+
+/**
+ * A long poll's body: the response starts at once (routers such as Heroku's drop a request that
+ * sends nothing for 30 s), and the run follows as it is when it ends or the wait is over.
+ */
+export function longPollBody(waited: Promise<Run>, fallback: Run, log: Logger): PassThrough {
+  const body = new PassThrough();
+  waited.then(
+    (run) => body.end(JSON.stringify(run.toPublic())),
+    (err: unknown) => {
+      log.warn({ err, run_id: fallback.id }, 'long poll ended without a fresh read of the run');
+      body.end(JSON.stringify(fallback.toPublic()));
+    },
+  );
+  return body;
+}

@@ -1,0 +1,25 @@
+--[[
+  Worker, after moving a run's job to delayed: the run now waits for approvals (DESIGN §11). It
+  keeps its conversation (injects are still accepted) for as long as the approvals may take,
+  leaves its user's active-run cap — and says whether it must wake at once: every call was
+  decided, or a cancel accepted, in the meantime.
+
+  KEYS[1] the run's approvals hash
+  KEYS[2] the conversation's active-run marker
+  KEYS[3] the conversation's inject list
+  KEYS[4] the user's active runs
+  KEYS[5] the run's cancel flag
+  ARGV[1] run id
+  ARGV[2] seconds the marker and injects must last (the approval timeout and a margin)
+
+  Returns 1 when every call is decided or a cancel is pending (wake it now), else 0.
+]]
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
+redis.call('ZREM', KEYS[4], ARGV[1])
+if redis.call('EXISTS', KEYS[5]) == 1 then return 1 end
+local entries = redis.call('HGETALL', KEYS[1])
+for i = 1, #entries, 2 do
+  if string.sub(entries[i], 1, 5) == 'call:' and entries[i + 1] == 'pending' then return 0 end
+end
+return 1

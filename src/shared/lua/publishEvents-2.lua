@@ -1,0 +1,44 @@
+--[[
+  Appends a batch of a run's events to its stream and rings the run's doorbell once (DESIGN §5:
+  the stream is the record, the message only a doorbell). Fenced: only the attempt that owns the
+  run may publish. Idempotent per (scope, seq): a resumed loop that makes an event again that was
+  already published adds nothing.
+
+  KEYS[1] the run's event stream
+  KEYS[2] the run's sequence hash (last seq per scope, and `owner`)
+  ARGV[1] stream MAXLEN (approximate)
+  ARGV[2] doorbell channel
+  ARGV[3] owner attempt ('' = not fenced)
+  ARGV[4] seconds to keep the stream and hash once `done` is appended
+  ARGV[5...] the events, four values each: type, data (one-line JSON), scope ('' = not numbered), seq
+
+  Returns the number of events appended; error SUPERSEDED when another attempt owns the run.
+]]
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], 'owner') ~= ARGV[3] then
+  return redis.error_reply('SUPERSEDED')
+end
+local appended = 0
+local final = false
+for i = 5, #ARGV, 4 do
+  local scope = ARGV[i + 2]
+  local fresh = true
+  if scope ~= '' then
+    local seq = tonumber(ARGV[i + 3])
+    if seq <= tonumber(redis.call('HGET', KEYS[2], scope) or '0') then
+      fresh = false
+    else
+      redis.call('HSET', KEYS[2], scope, seq)
+    end
+  end
+  if fresh then
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'type', ARGV[i], 'data', ARGV[i + 1])
+    appended = appended + 1
+    if ARGV[i] == 'done' then final = true end
+  end
+end
+if final then
+  redis.call('EXPIRE', KEYS[1], ARGV[4])
+  redis.call('EXPIRE', KEYS[2], ARGV[4])
+end
+if appended > 0 then redis.call('PUBLISH', ARGV[2], appended) end
+return appended

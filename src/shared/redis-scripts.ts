@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+
+/**
+ * The Lua scripts, one file each in ./lua named `<command>-<number of keys>.lua` (as BullMQ does),
+ * with a header naming its KEYS, ARGV and return values. Each becomes a command on the connection
+ * (EVALSHA with automatic fallback to EVAL).
+ */
+const LUA_DIR = new URL('./lua/', import.meta.url);
+const FILE_NAME = /^([A-Za-z]+)-(\d+)\.lua$/;
+
+export interface ScriptDefinition {
+  name: string;
+  numberOfKeys: number;
+  lua: string;
+}
+
+let loaded: ScriptDefinition[] | undefined;
+
+export function scriptDefinitions(): ScriptDefinition[] {
+  loaded ??= readdirSync(LUA_DIR).flatMap((file) => {
+    const match = FILE_NAME.exec(file);
+    if (!match) return [];
+    return [{ name: match[1]!, numberOfKeys: Number(match[2]), lua: readFileSync(new URL(file, LUA_DIR), 'utf8') }];
+  });
+  return loaded;
+}
+
+export interface ScriptCommands {
+  incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
+  publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, ...events: (string | number)[]): Promise<number>;
+  claimConversation(activeKey: string, stream: string, userRuns: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number): Promise<string | number>;
+  injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
+  requestCancel(activeKey: string, cancelKey: string, runId: string, channel: string, ttlSeconds: number): Promise<number>;
+  breakpoint(activeKey: string, userRuns: string, cancelKey: string, injectsKey: string, runId: string, ttlSeconds: number): Promise<[number, ...string[]]>;
+  acknowledgeInjects(injectsKey: string, count: number): Promise<number>;
+  requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, ...callIds: string[]): Promise<string[]>;
+  decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
+  parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, runId: string, honourCancel: 0 | 1, owner: string): Promise<number>;
+}
+
+export type ScriptedRedis = Redis & ScriptCommands;
+
+/** Registers every script on a connection. */
+export function withScripts(redis: Redis): ScriptedRedis {
+  for (const { name, numberOfKeys, lua } of scriptDefinitions()) redis.defineCommand(name, { numberOfKeys, lua });
+  return redis as ScriptedRedis;
+}

@@ -1,0 +1,234 @@
+import type { ChainableCommander } from 'ioredis';
+import { Superseded } from './errors.js';
+import type { EventData, EventType } from './events.js';
+import type { InjectPayload, RedisKeys } from './redis-keys.js';
+import type { ScriptCommands, ScriptedRedis } from './redis-scripts.js';
+
+/** Which run a protocol step is about: its keys are built from these ids. */
+export interface RunRef {
+  id: string;
+  conversationId: string;
+  userId: string;
+}
+
+/** An event on its way to the run's stream; `scope` '' = not numbered (always appended). */
+export interface OutgoingEvent {
+  type: EventType;
+  /** One-line JSON. */
+  data: string;
+  scope: string;
+  seq: number;
+}
+
+export interface LeaseOptions {
+  /** How long the conversation's active marker (and the user's cap entry) lives without a refresh. */
+  markerTtlSeconds: number;
+  /** How long a finished run's stream is kept. */
+  streamTtlSeconds: number;
+  streamMaxLength: number;
+}
+
+export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000 };
+
+export type ClaimOutcome = 'claimed' | 'busy' | 'limit';
+/** A person's decision on a tool call that waited for approval (DESIGN §11). */
+export interface ApprovalDecision {
+  decision: 'approve' | 'reject';
+  message?: string;
+}
+export type FinishOutcome = 'finished' | 'inject_waiting' | 'cancel_pending';
+export interface BreakpointState {
+  cancelPending: boolean;
+  waiting: InjectPayload[];
+}
+
+/**
+ * The Redis side of a run, the one owner of its keys and scripts (DESIGN §5): the web claims a
+ * conversation for a run, queues injects and accepts cancels; the worker takes the run (fencing
+ * out older attempts), keeps it alive at breakpoints, publishes its events and decides its end.
+ * One method per script; each builds its own keys from the run's ids.
+ */
+export class RunLease {
+  constructor(
+    private readonly redis: ScriptedRedis,
+    readonly keys: RedisKeys,
+    readonly options: LeaseOptions = DEFAULT_LEASE,
+  ) {}
+
+  /** The run's event stream and doorbell, for readers (the relay). */
+  stream(run: RunRef): { key: string; doorbell: string } {
+    return { key: this.keys.runEvents(run.id), doorbell: this.keys.runDoorbell(run.id) };
+  }
+
+  /** Web: marks the conversation active for the run and publishes its `run` event, unless busy or at the user's cap. */
+  async claim(run: RunRef, announced: EventData<'run'>, userLimit: number): Promise<ClaimOutcome> {
+    const { key, doorbell } = this.stream(run);
+    const result = await this.redis.claimConversation(
+      this.keys.conversationActive(run.conversationId),
+      key,
+      this.keys.userActiveRuns(run.userId),
+      run.id,
+      this.options.markerTtlSeconds,
+      this.options.streamMaxLength,
+      'run',
+      JSON.stringify(announced),
+      doorbell,
+      userLimit,
+    );
+    if (result === 0) return 'busy';
+    if (result === -1) return 'limit';
+    return 'claimed';
+  }
+
+  /** Web: queues an inject while the conversation has an active run; that run's id, or null (nothing queued). */
+  async inject(userId: string, conversationId: string, payload: InjectPayload): Promise<string | null> {
+    const runId = await this.redis.injectIfActive(
+      this.keys.conversationActive(conversationId),
+      this.keys.conversationInjects(conversationId),
+      JSON.stringify(payload),
+      this.options.markerTtlSeconds,
+    );
+    return runId === null ? null : String(runId);
+  }
+
+  /** Web: accepts a cancel while the run holds its conversation and tells every worker; false when it does not. */
+  async cancel(run: RunRef): Promise<boolean> {
+    const accepted = await this.redis.requestCancel(
+      this.keys.conversationActive(run.conversationId),
+      this.keys.runCancel(run.id),
+      run.id,
+      this.keys.cancelChannel,
+      this.options.markerTtlSeconds,
+    );
+    return accepted === 1;
+  }
+
+  /**
+   * Worker: makes `attempt` the only one allowed to publish, and does the first breakpoint's work
+   * in the same round trip.
+   */
+  async take(run: RunRef, attempt: number): Promise<BreakpointState> {
+    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run.id), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
+    const k = this.holdKeys(run);
+    pipeline.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds);
+    const replies = await pipeline.exec();
+    const [[ownerErr], [breakpointErr, state]] = replies as [[Error | null], [Error | null, [number, ...string[]]]];
+    if (ownerErr ?? breakpointErr) throw ownerErr ?? breakpointErr;
+    return breakpointState(state);
+  }
+
+  /** Worker: keeps the run's hold alive; reports a pending cancel and the injects waiting (left in the list). */
+  async breakpoint(run: RunRef): Promise<BreakpointState> {
+    const k = this.holdKeys(run);
+    return breakpointState(await this.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds));
+  }
+
+  /** Worker: removes the first `count` injects once they are safely in the checkpoint; how many still wait. */
+  acknowledge(run: RunRef, count: number): Promise<number> {
+    return this.redis.acknowledgeInjects(this.keys.conversationInjects(run.conversationId), count);
+  }
+
+  /** Worker: the run's one atomic end decision. A pending cancel wins; a waiting inject must be answered first. */
+  async finish(run: RunRef, owner: string): Promise<FinishOutcome> {
+    const result = await this.end(run, 1, owner);
+    return result === 2 ? 'cancel_pending' : result === 0 ? 'inject_waiting' : 'finished';
+  }
+
+  /**
+   * Failing or cancelling (`owner` = the attempt), or the web undoing a claim (no owner): frees the
+   * conversation unless an inject is still waiting to be announced.
+   */
+  async release(run: RunRef, owner = ''): Promise<'released' | 'inject_waiting'> {
+    return (await this.end(run, 0, owner)) === 1 ? 'released' : 'inject_waiting';
+  }
+
+  /** Worker: appends events (fenced by `owner`, idempotent per scope and seq) and rings the doorbell once. */
+  async publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
+    const { key, doorbell } = this.stream(run);
+    const args = events.flatMap((e) => [e.type, e.data, e.scope, e.seq]);
+    return fenced(this.redis.publishEvents(key, this.keys.runSequence(run.id), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, ...args));
+  }
+
+  /**
+   * Worker: registers calls that wait for approval (keeping decisions already made) and reads them:
+   * the deadline, and each call's decision or undefined while it waits.
+   */
+  async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number): Promise<{ deadlineMs: number; decisions: (ApprovalDecision | undefined)[] }> {
+    const [deadline, ...states] = await fenced(this.redis.requestApprovals(this.keys.runSequence(run.id), this.keys.runApprovals(run.id), owner, ttlSeconds, deadlineMs, ...callIds));
+    return { deadlineMs: Number(deadline), decisions: states.map((state) => (state === 'pending' ? undefined : (JSON.parse(state!) as ApprovalDecision))) };
+  }
+
+  /** Web: records a decision; 'not_pending' when the call waits for none, 'all_decided' when the caller should wake the run. */
+  async decide(run: RunRef, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'all_decided'> {
+    const result = await this.redis.decideApproval(this.keys.runApprovals(run.id), callId, JSON.stringify(decision));
+    return result === 0 ? 'not_pending' : result === 2 ? 'all_decided' : 'recorded';
+  }
+
+  /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
+  async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
+    const k = this.holdKeys(run);
+    return (await this.redis.parkRun(this.keys.runApprovals(run.id), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds)) === 1;
+  }
+
+  /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
+  async shouldWake(run: RunRef): Promise<boolean> {
+    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run.id)).exists(this.keys.runCancel(run.id)).exec();
+    const [[, approvals], [, cancel]] = replies as [[Error | null, Record<string, string>], [Error | null, number]];
+    if (cancel === 1) return true;
+    const calls = Object.entries(approvals ?? {}).filter(([field]) => field.startsWith('call:'));
+    return calls.length > 0 && calls.every(([, state]) => state !== 'pending');
+  }
+
+  /** Worker: a run back from waiting counts toward its user's active-run cap again. */
+  async rejoin(run: RunRef): Promise<void> {
+    const key = this.keys.userActiveRuns(run.userId);
+    const expiry = Math.floor(Date.now() / 1000) + this.options.markerTtlSeconds;
+    await this.redis.pipeline().zadd(key, expiry, run.id).expire(key, this.options.markerTtlSeconds).exec();
+  }
+
+  /** The run's last event (its id and type), if its stream is still kept. */
+  async lastEvent(run: RunRef): Promise<{ id: string; type: string } | undefined> {
+    const [entry] = await this.redis.xrevrange(this.keys.runEvents(run.id), '+', '-', 'COUNT', 1);
+    if (!entry) return undefined;
+    const [id, fields] = entry;
+    return { id, type: fields[fields.indexOf('type') + 1] ?? '' };
+  }
+
+  /** Whether the run's stream is still kept (it expires `streamTtlSeconds` after `done`). */
+  async streamExists(run: RunRef): Promise<boolean> {
+    return (await this.redis.exists(this.keys.runEvents(run.id))) === 1;
+  }
+
+  /** Web: drops the stream of a run that could not be queued. */
+  async discardStream(run: RunRef): Promise<void> {
+    await this.redis.del(this.keys.runEvents(run.id));
+  }
+
+  private holdKeys(run: RunRef) {
+    return {
+      active: this.keys.conversationActive(run.conversationId),
+      userRuns: this.keys.userActiveRuns(run.userId),
+      cancel: this.keys.runCancel(run.id),
+      injects: this.keys.conversationInjects(run.conversationId),
+    };
+  }
+
+  private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<number> {
+    const k = this.holdKeys(run);
+    return fenced(this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run.id), run.id, honourCancel, owner));
+  }
+}
+
+/** A script's SUPERSEDED error reply, as the typed error. */
+async function fenced<T>(reply: Promise<T>): Promise<T> {
+  try {
+    return await reply;
+  } catch (err) {
+    if (err instanceof Error && err.message.includes('SUPERSEDED')) throw new Superseded();
+    throw err;
+  }
+}
+
+function breakpointState([cancel, ...items]: [number, ...string[]]): BreakpointState {
+  return { cancelPending: cancel === 1, waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
+}

@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Agent, Message, Models, Run, RunMode } from '../db/models.js';
+import type { FinishReason, Usage } from './events.js';
+import { Superseded } from './errors.js';
+import { runEventPayload } from '../webhooks/outbox.js';
+
+export interface NewRun {
+  runId: string;
+  userId: string;
+  conversationId: string;
+  agentId: string | null;
+  mode: RunMode;
+  query: string;
+  userMetadata: string | null;
+}
+
+/** An earlier message of the run's conversation, oldest first. */
+export type HistoryMessage = Pick<Message, 'role' | 'content' | 'injected'>;
+
+export interface LoadedRun {
+  run: Run;
+  agent?: Agent;
+  /** Up to `historyLimit` messages before the run's question. */
+  history: HistoryMessage[];
+}
+
+export interface FailedEnd {
+  status: 'failed' | 'cancelled';
+  error: { code: string; message: string } | null;
+  usage: Usage;
+  durationMs: number;
+}
+
+export interface SucceededEnd {
+  answer: string;
+  finishReason: FinishReason;
+  usage: Usage;
+  durationMs: number;
+}
+
+/**
+ * The webhook outbox: one delivery per active endpoint of the run's owner subscribed to the event,
+ * written by the statement that makes the run final (a CTE reading `final`).
+ */
+const OUTBOX = `outbox as (
+         insert into webhook_deliveries (id, endpoint_id, run_id, event, payload)
+         select gen_random_uuid(), e.id, final.id, ?, ?::jsonb from final
+         join webhook_endpoints e on e.user_id = final.user_id and e.is_active and e.events @> ?::jsonb
+         returning id
+       )`;
+const outboxBindings = (payload: ReturnType<typeof runEventPayload>) => [payload.type, JSON.stringify(payload), JSON.stringify([payload.type])];
+
+/**
+ * The one writer of the `runs` row (DESIGN §5): created queued by the web tier; claimed by each
+ * worker attempt, whose number fences every later write (a superseded attempt writes nothing);
+ * checkpointed, handed back, or finished. One statement per step.
+ */
+export class RunStore {
+  constructor(
+    private readonly knex: Knex,
+    private readonly models: Models,
+  ) {}
+
+  /** Conversation (created or touched), run and user message in one statement: atomic without a transaction. */
+  async create(request: NewRun): Promise<Run> {
+    const { rows } = await this.knex.raw(
+      `with conversation as (
+         insert into conversations (id, user_id, agent_id, title) values (?, ?, ?, ?)
+         on conflict (id) do update set updated_at = now()
+         returning id, agent_id
+       ), run as (
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ? from conversation
+         returning *
+       ), message as (
+         insert into messages (id, conversation_id, run_id, role, content)
+         select ?, run.conversation_id, run.id, 'user', run.query from run
+       )
+       select * from run`,
+      [
+        request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata,
+        randomUUID(),
+      ],
+    );
+    return this.models.Run.fromDatabaseJson(rows[0]);
+  }
+
+  /** A run that was stored but could not be queued. */
+  async failUnqueued(runId: string): Promise<void> {
+    await this.knex('runs')
+      .update({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() })
+      .where({ id: runId, status: 'queued' });
+  }
+
+  /** The run with its agent and up to `historyLimit` messages before its question, in one statement. */
+  async load(runId: string, historyLimit: number): Promise<LoadedRun | undefined> {
+    const { rows } = await this.knex.raw(
+      `select r.*,
+         (select to_jsonb(a) from agents a where a.id = r.agent_id) as run_agent,
+         (select coalesce(jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content, 'injected', h.injected) order by h.seq), '[]')
+            from (select m.role, m.content, m.injected, m.seq from messages m
+                   where m.conversation_id = r.conversation_id
+                     and m.seq < (select q.seq from messages q where q.run_id = r.id and q.role = 'user' and not q.injected)
+                   order by m.seq desc limit ?) h) as run_history
+       from runs r where r.id = ?`,
+      [historyLimit, runId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const { run_agent: agent, run_history: history, ...run } = row;
+    return {
+      run: this.models.Run.fromDatabaseJson(run),
+      agent: agent ? this.models.Agent.fromDatabaseJson(agent) : undefined,
+      history,
+    };
+  }
+
+  /**
+   * Marks the run running under `attempt`, the fencing token of every later write. Attempts only
+   * grow (BullMQ counts them), so an older attempt's late claim changes nothing. False when the run
+   * is final or a newer attempt has it.
+   */
+  async claimAttempt(runId: string, attempt: number, crashes: number): Promise<boolean> {
+    const updated = await this.knex('runs')
+      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, crashes, handed_back: false })
+      .where({ id: runId })
+      .whereIn('status', ['queued', 'running', 'waiting'])
+      .where('attempt', '<', attempt);
+    return updated > 0;
+  }
+
+  /** Saves the loop's state; only the attempt that owns the run may. */
+  async saveCheckpoint(runId: string, attempt: number, checkpoint: string): Promise<void> {
+    await this.fenced(runId, attempt, { checkpoint });
+  }
+
+  /** The run goes back to the queue unfinished (shutdown or outage); its next attempt is not a crash. */
+  async handBack(runId: string, attempt: number): Promise<void> {
+    await this.fenced(runId, attempt, { handed_back: true });
+  }
+
+  /**
+   * The answer message, the final row and the webhook outbox (a delivery per subscribed endpoint)
+   * in one statement: a finished run always has its deliveries. The answer's message id and the deliveries.
+   */
+  async succeed(run: Run, end: SucceededEnd): Promise<{ messageId: string; deliveries: string[] }> {
+    const messageId = randomUUID();
+    const payload = runEventPayload('run.succeeded', run, { status: 'succeeded', answer: end.answer, finishReason: end.finishReason, error: null, usage: end.usage, durationMs: end.durationMs });
+    const { rows } = await this.knex.raw(
+      `with final as (
+         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, finished_at = now()
+         where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
+       ), answer as (
+         insert into messages (id, conversation_id, run_id, role, content)
+         select ?, conversation_id, id, 'assistant', ? from final
+       ), ${OUTBOX}
+       select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
+      [end.answer, end.finishReason, JSON.stringify(end.usage), run.id, run.attempt, messageId, end.answer, ...outboxBindings(payload)],
+    );
+    if (rows[0].updated === 0) throw new Superseded();
+    return { messageId, deliveries: rows[0].deliveries };
+  }
+
+  /** The final row of a failed or cancelled run and its webhook outbox, in one statement. */
+  async fail(run: Run, end: FailedEnd): Promise<{ deliveries: string[] }> {
+    const payload = runEventPayload(`run.${end.status}`, run, { status: end.status, answer: null, finishReason: null, error: end.error, usage: end.usage, durationMs: end.durationMs });
+    const { rows } = await this.knex.raw(
+      `with final as (
+         update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, finished_at = now()
+         where id = ? and attempt = ? and status = 'running' returning id, user_id
+       ), ${OUTBOX}
+       select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
+      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), run.id, run.attempt, ...outboxBindings(payload)],
+    );
+    if (rows[0].updated === 0) throw new Superseded();
+    return { deliveries: rows[0].deliveries };
+  }
+
+  /**
+   * The run waits for a person's approval (DESIGN §11): its row `waiting` with the checkpoint it
+   * resumes from, and the run.waiting webhook outbox, in one statement. Only the attempt that owns the run may.
+   */
+  async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string }): Promise<{ deliveries: string[] }> {
+    const payload = runEventPayload('run.waiting', run, { status: 'waiting', answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
+    const { rows } = await this.knex.raw(
+      `with final as (
+         update runs set status = 'waiting', usage = ?::jsonb, checkpoint = ?::jsonb
+         where id = ? and attempt = ? and status = 'running' returning id, user_id
+       ), ${OUTBOX}
+       select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
+      [JSON.stringify(progress.usage), progress.checkpoint, run.id, run.attempt, ...outboxBindings(payload)],
+    );
+    if (rows[0].updated === 0) throw new Superseded();
+    return { deliveries: rows[0].deliveries };
+  }
+
+  /** A succeeded run's answer message (to publish its end again). */
+  async answerOf(run: Run): Promise<Message | undefined> {
+    return run.status === 'succeeded' ? this.models.Message.query().findOne({ run_id: run.id, role: 'assistant' }) : undefined;
+  }
+
+  /** The attempt fence: a write only the attempt that owns the run may make. */
+  private async fenced(runId: string, attempt: number, patch: Record<string, unknown>): Promise<void> {
+    const updated = await this.knex('runs').update(patch).where({ id: runId, attempt });
+    if (updated === 0) throw new Superseded();
+  }
+}

@@ -1,0 +1,90 @@
+import { Queue } from 'bullmq';
+import type { Knex } from 'knex';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
+import type { Models } from '../src/db/models.js';
+import { redisKeys } from '../src/shared/redis-keys.js';
+import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
+import { DEFAULT_LEASE, RunLease } from '../src/shared/run-lease.js';
+import { RunStore } from '../src/shared/run-store.js';
+import { WEBHOOK_QUEUE, type WebhookJob } from '../src/shared/jobs.js';
+import { LOCAL_MODEL } from '../src/shared/model-settings.js';
+import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
+import { OutboundClient } from '../src/net/outbound.js';
+import { Sealer } from '../src/crypto/sealed.js';
+import { MAX_RESPONSE_BYTES } from '../src/connectors/mcp.js';
+import { WebhookOutbox } from '../src/webhooks/outbox.js';
+import { webhookEntry } from '../src/webhooks/service.js';
+import { AuditLog, SYSTEM_ACTOR } from '../src/audit/log.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import type { ExecutorDeps } from './executor.js';
+import { ToolListCache } from './connectors/sessions.js';
+import { LocalModel } from './models/local.js';
+import { GatewayModel } from './models/gateway/provider.js';
+import { UnconfiguredGateway } from './models/gateway/unconfigured.js';
+import type { ModelProvider } from './models/types.js';
+
+export interface WorkerClients {
+  knex: Knex;
+  models: Models;
+  /** The worker's run-protocol connection (auto-pipelined). */
+  redis: ScriptedRedis;
+  logger: Logger;
+}
+
+/** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
+function modelProviders(config: Config, logger: Logger): (model: string) => ModelProvider {
+  const local = new LocalModel(config.model.localTokenDelayMs, config.model.dagMaxNodes);
+  const { gateway } = config.model;
+  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey, dagMaxNodes: config.model.dagMaxNodes }, logger) : new UnconfiguredGateway();
+  return (model) => (model === LOCAL_MODEL ? local : remote);
+}
+
+/**
+ * What a worker process's runs share, built once from config and live clients: the run store
+ * and lease, the models, knowledge search, one outbound pool, tool-list cache and sealer for
+ * connector calls, and webhook delivery (first attempts at once, retries through the queue). The
+ * worker entry, benchmarks and tests all build it here.
+ */
+export function workerServices(config: Config, clients: WorkerClients) {
+  const { knex, models, redis, logger } = clients;
+  const keys = redisKeys(config.redis.keyPrefix);
+  const outbound = new OutboundClient(config.outbound, { maxResponseBytes: MAX_RESPONSE_BYTES });
+  const sealer = new Sealer(config.encryptionKey, config.encryptionKeyPrevious);
+  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const outbox = new WebhookOutbox(knex, webhookQueue, config.webhooks);
+  const audit = new AuditLog(knex);
+  const deliverer = new WebhookDeliverer(knex, models, sealer, outbound.fetch, logger, {
+    ...config.webhooks,
+    onDisabled: (endpoint, reason, trx) => audit.record(SYSTEM_ACTOR, webhookEntry('webhook.disable', endpoint, { reason }), trx),
+  });
+  const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
+  const deps: ExecutorDeps = {
+    store: new RunStore(knex, models),
+    lease: new RunLease(redis, keys, DEFAULT_LEASE),
+    webhooks,
+    logger,
+    now: () => new Date(),
+    modelFor: modelProviders(config, logger),
+    defaultModel: config.model.defaultModel,
+    limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
+    searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
+    connectors: {
+      models,
+      sealer,
+      sessions: { fetch: outbound.fetch, cache: new ToolListCache(), timeoutMs: config.connectors.timeoutMs, maxOutputBytes: config.connectors.maxOutputBytes },
+    },
+  };
+  return {
+    deps,
+    keys,
+    outbox,
+    deliverer,
+    async close() {
+      await webhooks.drain();
+      await Promise.all([outbound.close(), webhookQueue.close()]);
+    },
+  };
+}
+export type WorkerServices = ReturnType<typeof workerServices>;

@@ -1,0 +1,113 @@
+import type { EventData, EventType } from '../src/shared/events.js';
+import type { OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
+import { RunFailure } from './run-control.js';
+
+/** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
+export const MAIN_SCOPE = 'run';
+/**
+ * The last events of a run (answer or error, then done) are numbered in their own scope, so they
+ * are published once even if a worker dies between writing the final row and publishing them.
+ */
+export const END_SCOPE = 'end';
+export const nodeScope = (nodeId: string) => `node:${nodeId}`;
+
+/** Events waiting to be sent past which `publish` makes its caller wait for them (backpressure). */
+const HIGH_WATER = 256;
+
+export interface EventNumbering {
+  /** Whether the run's model remakes an interrupted step exactly (see `scopeKey`). */
+  deterministic: boolean;
+  attempt: number;
+  /** Last number per scope, from the checkpoint a resumed attempt starts from. */
+  seqs?: Record<string, number>;
+}
+
+/**
+ * A run's outgoing events: numbered per scope, so a resumed loop that makes an event again
+ * publishes nothing twice; and batched, so events made in one turn of the event loop (a gateway
+ * chunk of twenty tokens) travel in one script call and ring the doorbell once. Order is kept by
+ * the one connection they are sent on. What must follow them (a checkpoint, the end decision, the
+ * end) waits for them with `flush`, which also surfaces a failed send.
+ */
+export class RunEvents {
+  readonly seqs: Record<string, number>;
+  private pending: OutgoingEvent[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private sent: Promise<unknown> = Promise.resolve();
+  private failure: unknown;
+  private counted: number;
+
+  constructor(
+    private readonly lease: RunLease,
+    private readonly run: RunRef,
+    private readonly numbering: EventNumbering,
+    /** RUN_MAX_EVENTS: past it the run fails (its end events are not counted). */
+    private readonly maxEvents: number,
+  ) {
+    this.seqs = { ...numbering.seqs };
+    this.counted = Object.entries(this.seqs).reduce((sum, [scope, seq]) => (scope === END_SCOPE ? sum : sum + seq), 0);
+  }
+
+  private get owner(): string {
+    return String(this.numbering.attempt);
+  }
+
+  /** Numbers the event in its scope and queues it; resolves at once unless too many are waiting. */
+  publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
+    if (scope !== END_SCOPE && ++this.counted > this.maxEvents) {
+      throw new RunFailure('run_max_events', `The run reached RUN_MAX_EVENTS (${this.maxEvents} events)`);
+    }
+    const key = this.scopeKey(scope);
+    const seq = (this.seqs[key] ?? 0) + 1;
+    this.seqs[key] = seq;
+    return this.enqueue({ type, data: JSON.stringify(data), scope: key, seq });
+  }
+
+  /** An event outside the numbering (`status: resumed`): always appended. */
+  announce<T extends EventType>(type: T, data: EventData<T>): Promise<void> {
+    return this.enqueue({ type, data: JSON.stringify(data), scope: '', seq: 0 });
+  }
+
+  /** Where a scope's numbering stands; a node that re-runs from its start counts from 0 again. */
+  setScope(scope: string, seq: number): void {
+    this.seqs[this.scopeKey(scope)] = seq;
+  }
+
+  /** Sends what is queued and waits for everything sent so far; rethrows (once) a send that failed. */
+  async flush(): Promise<void> {
+    this.send();
+    await this.sent;
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure;
+  }
+
+  /**
+   * A deterministic model remakes the interrupted step's events exactly, so a resumed attempt
+   * numbers them as before and the ones already sent are dropped. A gateway model makes the step
+   * anew: matching by number would splice two different answers, so a resumed attempt numbers its
+   * events afresh (after `status: resumed`, the interrupted step starts over for the client).
+   */
+  private scopeKey(scope: string): string {
+    const { deterministic, attempt } = this.numbering;
+    return deterministic || attempt <= 1 || scope === END_SCOPE ? scope : `${scope}@${attempt}`;
+  }
+
+  private enqueue(event: OutgoingEvent): Promise<void> {
+    this.pending.push(event);
+    this.scheduled ??= setImmediate(() => this.send());
+    return this.pending.length >= HIGH_WATER ? this.flush() : Promise.resolve();
+  }
+
+  private send(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const sending = this.lease.publish(this.run, this.owner, batch).catch((err: unknown) => {
+      this.failure ??= err;
+    });
+    this.sent = Promise.all([this.sent, sending]);
+  }
+}
