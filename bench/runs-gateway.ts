@@ -23,16 +23,20 @@ const MESSAGES_PER_RUN = 10;
 interface Timing {
   firstToken: number;
   done: number;
+  /** When the response headers and the first event of each type arrived (ms from the request). */
+  marks: Record<string, number>;
 }
 
 /** Reads an SSE response, timing the first event `isToken` accepts and the one `isEnd` accepts. */
 async function timed(response: Promise<Response>, isToken: (event: string | undefined, data: string) => boolean, isEnd: (event: string | undefined, data: string) => boolean): Promise<Timing> {
   const started = performance.now();
-  const timing: Timing = { firstToken: NaN, done: NaN };
+  const timing: Timing = { firstToken: NaN, done: NaN, marks: {} };
   const res = await response;
+  timing.marks.headers = performance.now() - started;
   if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
   const parser = createParser({
     onEvent: ({ event, data }) => {
+      if (event) timing.marks[event] ??= performance.now() - started;
       if (Number.isNaN(timing.firstToken) && isToken(event, data)) timing.firstToken = performance.now() - started;
       if (isEnd(event, data)) timing.done = performance.now() - started;
     },
@@ -88,6 +92,12 @@ async function throughput(run: () => Promise<Timing>): Promise<{ perSecond: numb
 }
 
 const firstToken = (samples: Timing[], p: number) => percentile(samples.map((s) => s.firstToken), p);
+
+/** Where the platform's first-token time goes: p50 of the time each mark arrived, sequential runs. */
+function phases(samples: Timing[]): Record<string, number> {
+  const marks = ['headers', 'run', 'status', 'token', 'done'];
+  return Object.fromEntries(marks.map((mark) => [`${mark} p50 ms`, round(percentile(samples.map((s) => s.marks[mark] ?? NaN), 50))]));
+}
 
 const perThousand = (cpu: CpuReading, runs: number) =>
   Object.fromEntries(Object.entries({ ...cpu, total: cpu.web + cpu.worker + cpu.postgres + cpu.redis }).map(([k, s]) => [k, round((s / runs) * 1000, 2)]));
@@ -147,6 +157,8 @@ export async function run() {
         'gateway read directly': { 'first token p50 ms': round(firstToken(directSamples, 50)), 'first token p99 ms': round(firstToken(directSamples, 99)), 'runs/s (20 clients)': round(directRate.perSecond, 1), errors: directRate.errors },
         'platform (gateway provider)': { 'first token p50 ms': round(firstToken(platformSamples, 50)), 'first token p99 ms': round(firstToken(platformSamples, 99)), 'runs/s (20 clients)': round(platformRate.perSecond, 1), errors: platformRate.errors },
       });
+      console.log('platform, when each part of the stream arrived (sequential runs):');
+      console.table({ platform: phases(platformSamples) });
       const overhead = firstToken(platformSamples, 50) - firstToken(directSamples, 50);
       console.log(`first-token overhead p50: ${round(overhead)} ms (target ≤ 4); p99: ${round(firstToken(platformSamples, 99) - firstToken(directSamples, 99))} ms`);
       console.log(`runs/s platform / direct: ${round(platformRate.perSecond / directRate.perSecond, 3)} (target ≥ 0.20)`);
