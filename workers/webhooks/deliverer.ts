@@ -77,7 +77,7 @@ export class WebhookDeliverer {
       return DONE;
     }
     const number = delivery.attempts + 1;
-    this.logger.info({ delivery_id: delivery.id, webhook_id: endpoint.id, attempt: number }, 'delivering webhook');
+    this.logger.debug({ delivery_id: delivery.id, webhook_id: endpoint.id, attempt: number }, 'delivering webhook');
     const attempt = await this.attempt(endpoint, delivery);
     if (attempt.ok) {
       await this.record(delivery, attempt, 'delivered');
