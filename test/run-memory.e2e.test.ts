@@ -16,8 +16,15 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([kept?.stop(), brief?.stop()]));
 
-const call = (stack: Stack, path: string, token: string, method = 'GET') =>
-  fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } }).then(async (res) => ({ status: res.status, body: await res.json() }));
+const call = (stack: Stack, path: string, token: string, method = 'GET', body?: unknown) =>
+  fetch(`${stack.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then(async (res) => ({
+    status: res.status,
+    body: await res.json(),
+  }));
 
 async function keysOf(stack: Stack): Promise<string[]> {
   const found: string[] = [];
@@ -58,15 +65,42 @@ describe('a finished run in Redis', () => {
     });
     await cancelled;
     expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status } });
-    const keys = redisKeys(kept.env.REDIS_KEY_PREFIX!);
-    const streamKey = keys.runEvents(runId);
-    expect(await leftBy(kept, [runId, res.headers.get('x-conversation-id')!, user.id], streamKey)).toEqual([streamKey]);
-    const ttl = await kept.redis.ttl(streamKey);
-    expect(ttl).toBeGreaterThan(3500);
-    expect(ttl).toBeLessThanOrEqual(3600);
-    expect(await kept.redis.exists(`${keys.bullPrefix}:${RUN_QUEUE}:completed`)).toBe(0);
+    await expectOnlyItsStream(runId, res.headers.get('x-conversation-id')!, user.id);
+  });
+
+  it('a run that waited for approval: its approvals are gone too', async () => {
+    const { user, key } = await kept.user();
+    const agent = await fetch(`${kept.url}/api/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'careful', tool_approval: ['calculator'] }),
+    }).then((r) => r.json());
+    let runId = '';
+    let decided: Promise<{ status: number }> | undefined;
+    const res = await stream(`${kept.url}/api/react`, {
+      token: key,
+      body: { q: 'What is 6*7?', agent_id: agent.id },
+      onEvent: (e) => {
+        if (e.type === 'run') runId = e.data.run_id;
+        if (e.type === 'approval_required') decided = call(kept, `/api/runs/${runId}/approvals`, key, 'POST', { call_id: e.data.call_id, decision: 'approve' });
+      },
+    });
+    expect((await decided)?.status).toBe(202);
+    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+    await expectOnlyItsStream(runId, res.headers.get('x-conversation-id')!, user.id);
   });
 });
+
+/** Nothing names the run, its conversation or its user but the run's stream, which expires within the default hour; no finished job is kept. */
+async function expectOnlyItsStream(runId: string, conversationId: string, userId: string) {
+  const keys = redisKeys(kept.env.REDIS_KEY_PREFIX!);
+  const streamKey = keys.runEvents(runId);
+  expect(await leftBy(kept, [runId, conversationId, userId], streamKey)).toEqual([streamKey]);
+  const ttl = await kept.redis.ttl(streamKey);
+  expect(ttl).toBeGreaterThan(3500);
+  expect(ttl).toBeLessThanOrEqual(3600);
+  expect(await kept.redis.exists(`${keys.bullPrefix}:${RUN_QUEUE}:completed`)).toBe(0);
+}
 
 describe('a finished run whose stream expired', () => {
   it('events → 410 gone with its final status, answer and usage; GET /api/runs/{id} keeps them', async () => {
