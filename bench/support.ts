@@ -12,7 +12,7 @@ import { createUser } from '../src/auth/users.js';
 import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
 
 /** A throwaway database and key prefix for one benchmark run, the env that points processes at them, and clients on both. */
-export async function benchEnvironment(name: string) {
+export async function benchEnvironment(name: string, options: { redisUrl?: string } = {}) {
   const id = `${name}_${Date.now().toString(36)}_${randomBytes(2).toString('hex')}`;
   const base = loadConfig();
   const url = new URL(base.databaseUrl);
@@ -25,6 +25,7 @@ export async function benchEnvironment(name: string) {
     JWT_SECRET: randomBytes(32).toString('hex'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     NODE_ENV: 'test',
+    ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
   };
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: adminUrl.toString() });
@@ -32,7 +33,7 @@ export async function benchEnvironment(name: string) {
     await client.query(sql).finally(() => client.end());
   };
   await admin(`create database "ap_bench_${id}"`);
-  const config: Config = loadConfig({ ...env, REDIS_URL: base.redis.url });
+  const config: Config = loadConfig({ REDIS_URL: base.redis.url, ...env });
   const knex = createKnex(config.databaseUrl, { poolMax: 4 });
   await migrateLatest(knex);
   const redis = createRedis(config.redis, 'patient', 'bench');

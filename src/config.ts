@@ -70,6 +70,7 @@ const EnvSchema = v.object({
   // Below the stream's MAXLEN (20,000), so a run's whole stream can always be replayed.
   RUN_MAX_EVENTS: v.optional(intFrom(10, 19_000), '10000'),
   RUN_MAX_DURATION_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
+  RUN_STREAM_TTL_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
   APPROVAL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '86400'),
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
@@ -148,6 +149,8 @@ export interface Config {
     maxEvents: number;
     /** Time a run may spend running (waiting for approval aside) before it fails with `run_max_duration`. */
     maxDurationMs: number;
+    /** How long a finished run's event stream stays in Redis for re-joins; its outcome stays in Postgres for good. */
+    streamTtlSeconds: number;
     /** How long a tool call waits for a person's decision before the run fails with `approval_timeout`. */
     approvalTimeoutMs: number;
     /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
@@ -247,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxCrashes: e.RUN_MAX_CRASHES,
       maxEvents: e.RUN_MAX_EVENTS,
       maxDurationMs: e.RUN_MAX_DURATION_S * 1000,
+      streamTtlSeconds: e.RUN_STREAM_TTL_S,
       approvalTimeoutMs: e.APPROVAL_TIMEOUT_S * 1000,
       jobLockMs: e.JOB_LOCK_MS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,

@@ -16,7 +16,7 @@ import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, ty
 import { WebhookService } from './webhooks/service.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { KnowledgeService } from './knowledge/service.js';
-import { RunLease, DEFAULT_LEASE } from './shared/run-lease.js';
+import { RunLease, leaseOptions } from './shared/run-lease.js';
 import { RunStore } from './shared/run-store.js';
 import { RunService } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
@@ -63,7 +63,7 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   const sessions = new SessionService(models, jwt, throttle, cache, config.jwt.refreshTtlSeconds, audit);
   const apiKeys = new ApiKeyService(models, cache, usage, audit);
   // Administration acts on runs only through the run lease's cancel (the web's cancel path).
-  const lease = new RunLease(redis, keys, DEFAULT_LEASE);
+  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
   const userAdmin = new UserAdminService(knex, models, cache, audit, lease);
   return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, userAdmin };
 }

@@ -21,6 +21,11 @@ describe('config', () => {
     expect(config.model.dagMaxNodes).toBe(16);
   });
 
+  it('keeps a finished run\'s stream RUN_STREAM_TTL_S seconds (an hour unless told)', () => {
+    expect(loadConfig({}).runs.streamTtlSeconds).toBe(3600);
+    expect(loadConfig({ RUN_STREAM_TTL_S: '2' }).runs.streamTtlSeconds).toBe(2);
+  });
+
   it('trusts one proxy hop in production (Heroku’s router) unless told otherwise', () => {
     const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'y'.repeat(32) };
     expect(loadConfig(production).trustProxyHops).toBe(1);
@@ -55,6 +60,9 @@ describe('config', () => {
     [{ DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX'],
     [{ WEB_DATABASE_POOL_MAX: 'many' }, 'WEB_DATABASE_POOL_MAX'],
     [{ DAG_MAX_NODES: '1' }, 'DAG_MAX_NODES'],
+    [{ RUN_STREAM_TTL_S: '0' }, 'RUN_STREAM_TTL_S'],
+    [{ RUN_STREAM_TTL_S: '1h' }, 'RUN_STREAM_TTL_S'],
+    [{ RUN_STREAM_TTL_S: String(7 * 24 * 3600 + 1) }, 'RUN_STREAM_TTL_S'],
   ])('refuses %j naming %s in one line', (env, name) => {
     let error: unknown;
     try {

@@ -5,7 +5,7 @@ import type { Logger } from '../src/logger.js';
 import type { Models } from '../src/db/models.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
-import { DEFAULT_LEASE, RunLease } from '../src/shared/run-lease.js';
+import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
 import { RunStore } from '../src/shared/run-store.js';
 import { WEBHOOK_QUEUE, type WebhookJob } from '../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
@@ -62,7 +62,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
   const deps: ExecutorDeps = {
     store: new RunStore(knex, models),
-    lease: new RunLease(redis, keys, DEFAULT_LEASE),
+    lease: new RunLease(redis, keys, leaseOptions(config.runs)),
     webhooks,
     logger,
     now: () => new Date(),

@@ -231,6 +231,7 @@ export class RunExecutor {
       void ctx.publish('answer', { message_id: messageId, content: ending.answer, finish_reason: ending.finishReason }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
+      await this.deps.lease.forget(refOf(ctx.run));
       this.deliver(deliveries);
       return 'succeeded';
     }
@@ -241,6 +242,7 @@ export class RunExecutor {
     if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
+    await this.deps.lease.forget(refOf(ctx.run));
     this.deliver(deliveries);
     return status;
   }
@@ -251,9 +253,17 @@ export class RunExecutor {
 
   /**
    * A job delivered for a run that is already final (a worker died after writing the final row,
-   * before publishing the end): publish the end again; numbered events make that a no-op otherwise.
+   * before publishing the end): publish the end again, unless the stream already ends with `done`
+   * (or has expired), then forget the run as its first end would have.
    */
   private async republishEnd(run: Run, attempt: number): Promise<void> {
+    const ref = refOf(run);
+    const last = await this.deps.lease.lastEvent(ref);
+    if (last && last.type !== 'done') await this.publishEnd(run, attempt);
+    await this.deps.lease.forget(ref);
+  }
+
+  private async publishEnd(run: Run, attempt: number): Promise<void> {
     const answer = await this.deps.store.answerOf(run);
     const events = new RunEvents(this.deps.lease, refOf(run), { deterministic: true, attempt }, Infinity);
     const usage = { ...emptyUsage(), ...run.usage };

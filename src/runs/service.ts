@@ -126,11 +126,15 @@ export class RunService {
     return 'resuming';
   }
 
-  /** The run, if its event stream can still be joined; 410 once a finished run's stream has expired. */
+  /**
+   * The run, if its event stream can still be joined; 410 once a finished run's stream has expired
+   * (RUN_STREAM_TTL_S), with its outcome from Postgres so a late re-join still learns how it ended.
+   */
   async joinableRun(userId: string, runId: string): Promise<Run> {
     const run = await this.ownRun(userId, runId);
     if (run.isFinal && !(await this.lease.streamExists(runRef(run)))) {
-      throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`);
+      const outcome = { status: run.status, answer: run.answer, usage: run.usage };
+      throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`, outcome);
     }
     return run;
   }

@@ -53,10 +53,19 @@ export class ConflictError extends AppError {
   }
 }
 
-/** A resource that existed and is no longer kept (an expired run stream). */
+/** A resource that existed and is no longer kept (an expired run stream); `outcome` is what is still known of it. */
 export class GoneError extends AppError {
   readonly status = 410;
   readonly code = 'gone';
+  constructor(
+    message: string,
+    readonly outcome: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  override body() {
+    return { ...this.outcome, ...super.body() };
+  }
 }
 
 export class UnsupportedMediaTypeError extends AppError {

@@ -35,8 +35,10 @@ export async function wakeRunJob(queue: Queue<RunJob>, runId: string): Promise<v
 export const runJobOptions = {
   // Stalled jobs (a worker that died) are retried by BullMQ itself; a thrown error is final.
   attempts: 1,
-  removeOnComplete: { age: 3600, count: 10_000 },
-  removeOnFail: { age: 24 * 3600 },
+  // The run's row is its record, and nothing queues a run twice: a finished job is dropped at once,
+  // so a finished run leaves only its expiring event stream in Redis. Failed jobs are kept a while to look into.
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600, count: 1000 },
 };
 
 /**

@@ -30,6 +30,9 @@ export interface LeaseOptions {
 
 export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000 };
 
+/** The lease options of a deployment: RUN_STREAM_TTL_S (config.runs.streamTtlSeconds) on the defaults. */
+export const leaseOptions = (runs: { streamTtlSeconds: number }): LeaseOptions => ({ ...DEFAULT_LEASE, streamTtlSeconds: runs.streamTtlSeconds });
+
 export type ClaimOutcome = 'claimed' | 'busy' | 'limit';
 /** A person's decision on a tool call that waited for approval (DESIGN §11). */
 export interface ApprovalDecision {
@@ -197,6 +200,15 @@ export class RunLease {
   /** Whether the run's stream is still kept (it expires `streamTtlSeconds` after `done`). */
   async streamExists(run: RunRef): Promise<boolean> {
     return (await this.redis.exists(this.keys.runEvents(run.id))) === 1;
+  }
+
+  /**
+   * Worker, once `done` is in the stream: drops the run's numbering and approvals, so a finished
+   * run leaves only its stream (expiring after `streamTtlSeconds`). Any later publish is refused
+   * as superseded (no owner is left).
+   */
+  async forget(run: RunRef): Promise<void> {
+    await this.redis.del(this.keys.runSequence(run.id), this.keys.runApprovals(run.id));
   }
 
   /** Web: drops the stream of a run that could not be queued. */
