@@ -21,7 +21,7 @@ import { adminRunRoutes } from './routes/admin-runs.js';
 import { adminOperationsRoutes } from './routes/admin-operations.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
-import { metricsRouter, requestMetrics, scrapeGuard } from './metrics/http.js';
+import { metricsRouter, onlyAt, requestMetrics, scrapeGuard } from './metrics/http.js';
 
 /** Every route's declaration, group by group (one file each under routes/). */
 export function apiRoutes(services: Services): Route[] {
@@ -59,7 +59,8 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   jsonLastResort(app, services.logger);
   const { metrics, config } = services;
   if (metrics.enabled) app.use(requestMetrics(metrics));
-  const served = metrics.enabled ? [...routers, metricsRouter(metrics, scrapeGuard(config.metrics.token, services.authenticator)) as unknown as Router] : routers;
+  const scrape = metrics.enabled ? metricsRouter(metrics, scrapeGuard(config.metrics.token, services.authenticator)) : undefined;
+  const served = scrape ? [...routers, scrape as unknown as Router] : routers;
   app.use(requestContext(services.logger));
   app.use(securityHeaders());
   const cors = corsFor(config.corsOrigins);
@@ -69,6 +70,8 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
   app.use(jsonBody(services.config.bodyLimitBytes));
   app.use(methodsAllowed(served));
-  for (const router of served) app.use(router.routes());
+  for (const router of routers) app.use(router.routes());
+  // Only /metrics pays for the metrics router's dispatch, not every API request.
+  if (scrape) app.use(onlyAt('/metrics', scrape.routes()));
   return app;
 }

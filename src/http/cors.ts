@@ -17,7 +17,10 @@ export function corsFor(origins: string[]): Middleware | undefined {
   if (origins.length === 0) return undefined;
   const allowed = new Set(origins);
   return cors({
-    origin: (ctx) => (allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return allowed.has(origin) ? origin : '';
+    },
     allowMethods: CORS_METHODS,
     allowHeaders: CORS_ALLOWED_HEADERS,
     exposeHeaders: CORS_EXPOSED_HEADERS,

@@ -19,12 +19,13 @@ const UNMATCHED = '(unmatched)';
  */
 export function requestMetrics(metrics: Metrics): Middleware<AppState> {
   return async (ctx, next) => {
-    const end = metrics.httpDuration.startTimer();
+    const started = performance.now();
     try {
       await next();
     } finally {
       const matched = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      end({ route: matched === undefined ? UNMATCHED : String(matched), method: METHODS.has(ctx.method) ? ctx.method : 'other', status: String(ctx.status) });
+      const labels = { route: matched === undefined ? UNMATCHED : String(matched), method: METHODS.has(ctx.method) ? ctx.method : 'other', status: String(ctx.status) };
+      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
     }
   };
 }
@@ -55,6 +56,11 @@ export function metricsRouter(metrics: Metrics, guard: ScrapeGuard): Router<AppS
     ctx.body = await metrics.scrape();
   });
   return router;
+}
+
+/** Runs `middleware` for requests to `path` only (typed as the middleware it wraps, so Koa infers its context). */
+export function onlyAt<C extends { path: string }>(path: string, middleware: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
+  return (ctx, next) => (ctx.path === path ? middleware(ctx, next) : next());
 }
 
 /** The worker's metrics server (WORKER_METRICS_PORT): the same endpoint, guard and error bodies as the web's. */
