@@ -7,12 +7,14 @@ import { BENCH_ORIGIN, FEATURE_ENVS, FEATURES, featureLabel, ROUND_ORDERS, round
 /**
  * Requests/s and p99 for GET /healthz and GET /api/auth/verify (JWT and API key), same load
  * generator, same run, against a separate web process. Target: API-key verify ≥ 80% of healthz.
- * Side by side: one web process with metrics and CORS off, one with them on (DESIGN §12), each
- * endpoint loaded on both in two rounds of opposite order. Target: on ≥ 0.95 of off.
+ * Side by side: web processes with metrics and CORS off and on (DESIGN §12), in alternating
+ * rounds, a fresh process each round: on a shared machine one process can run a third slower than
+ * its identical twin, so no configuration keeps a lucky or unlucky process. Target: on ≥ 0.95 of off.
  */
 const PORTS: Record<Features, number> = { off: 3917, on: 3937 };
 /** Per round; each endpoint and configuration gets ROUND_ORDERS.length rounds. */
 const DURATION_S = 4;
+const WARM_UP_S = 2;
 const CONNECTIONS = 64;
 
 interface Result {
@@ -23,12 +25,12 @@ interface Result {
   cpuUs: number;
 }
 
-async function load(web: ChildProcess, features: Features, path: string, token?: string): Promise<Result> {
+async function load(web: ChildProcess, features: Features, path: string, token?: string, duration = DURATION_S): Promise<Result> {
   const cpuBefore = cpuSeconds(web.pid!);
   const result = await autocannon({
     url: `http://127.0.0.1:${PORTS[features]}${path}`,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration,
     headers: { origin: BENCH_ORIGIN, ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -42,24 +44,25 @@ export async function run() {
   const bench = await benchEnvironment('auth');
   const { user, key } = await bench.user('bench@example.test');
   const { token: jwt } = await bench.identity.jwt.sign(user.id, randomUUID());
-  const webs = {} as Record<Features, ChildProcess>;
+  let web: ChildProcess | undefined;
   try {
-    for (const features of FEATURES) webs[features] = await spawnProcess('../src/server.js', { ...bench.env, ...FEATURE_ENVS[features], PORT: String(PORTS[features]) }, /web listening/);
     const endpoints: [string, string, string | undefined][] = [
       ['GET /healthz', '/healthz', undefined],
       ['GET /api/auth/verify (JWT)', '/api/auth/verify', jwt],
       ['GET /api/auth/verify (API key)', '/api/auth/verify', key],
     ];
-    for (const features of FEATURES) {
-      await load(webs[features], features, '/healthz'); // warm-up (JIT, connection pool, key cache)
-      await load(webs[features], features, '/api/auth/verify', key);
-    }
     const results = new Map(endpoints.map(([name]) => [name, { off: [] as Result[], on: [] as Result[] }]));
     for (const order of ROUND_ORDERS) {
-      for (const [name, path, token] of endpoints) for (const features of order) results.get(name)![features].push(await load(webs[features], features, path, token));
+      for (const features of order) {
+        web = await spawnProcess('../src/server.js', { ...bench.env, ...FEATURE_ENVS[features], PORT: String(PORTS[features]) }, /web listening/);
+        await load(web, features, '/healthz', undefined, WARM_UP_S); // warm-up (JIT, connection pool, key cache)
+        await load(web, features, '/api/auth/verify', key, WARM_UP_S);
+        for (const [name, path, token] of endpoints) results.get(name)![features].push(await load(web, features, path, token));
+        await stop(web);
+      }
     }
     const rps = (name: string, features: Features) => mean(results.get(name)![features], 'rps');
-    console.log(`\nauth benchmark: ${CONNECTIONS} connections, ${ROUND_ORDERS.length} rounds of ${DURATION_S} s per endpoint and configuration, alternating, one web process each (autocannon)\n`);
+    console.log(`\nauth benchmark: ${CONNECTIONS} connections, ${ROUND_ORDERS.length} rounds of ${DURATION_S} s per endpoint and configuration, alternating, a fresh web process per round and configuration (autocannon)\n`);
     const rows: Record<string, Record<string, number | string>> = {};
     for (const [name] of endpoints) {
       for (const features of FEATURES) {
@@ -84,7 +87,7 @@ export async function run() {
     const cpuRatios = endpoints.map(([name]) => `${name} ${round(cpu(name, 'off') / cpu(name, 'on'), 3)}`);
     console.log(`requests per web CPU second, on / off: ${cpuRatios.join('; ')} (target ≥ 0.95)`);
   } finally {
-    await Promise.all(Object.values(webs).map(stop));
+    if (web) await stop(web);
     await bench.drop();
   }
 }
