@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm start` for a local machine: migrate, create a first admin if there is no user, then run
- * web + one worker as child processes with prefixed logs. Ctrl-C stops both.
+ * web + one worker as child processes, their logs pretty-printed (LOG_FORMAT=json: JSON lines). Ctrl-C stops both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';

@@ -58,7 +58,7 @@ export function metricsRouter(metrics: Metrics, guard: ScrapeGuard): Router<AppS
   return router;
 }
 
-/** Runs `middleware` for requests to `path` only (typed as the middleware it wraps, so Koa infers its context). */
+/** Runs `middleware` for requests to `path` only; other requests skip it. */
 export function onlyAt<C extends { path: string }>(path: string, middleware: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
   return (ctx, next) => (ctx.path === path ? middleware(ctx, next) : next());
 }
