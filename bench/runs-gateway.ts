@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createParser } from 'eventsource-parser';
 import { meterCpu, type CpuReading } from './cpu.js';
-import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, round, spawnProcess, stop, type Features } from './support.js';
 
 /**
  * The gateway path: a local streaming gateway (20 tokens written at once, its own process) read
@@ -10,8 +10,9 @@ import { benchEnvironment, percentile, round, spawnProcess, stop } from './suppo
  * 20 concurrent clients for 15 s, both, and their ratio; (3) own CPU seconds per 1,000 runs of
  * web, worker, their Postgres backends and Redis; (4) the same after seeding 1M messages over 100k
  * runs of another user. Targets: overhead ≤ 4 ms p50; ≥ 0.20 of the direct rate; seeded ≥ 0.90 of empty.
+ * The platform side runs twice, side by side: metrics and CORS off and on (DESIGN §12); target on ≥ 0.95 of off.
  */
-const PORT = 3920;
+const PORTS: Record<Features, number> = { off: 3920, on: 3940 };
 const GATEWAY_PORT = 3921;
 const SEQUENTIAL = 200;
 const WARM_UP = 30;
@@ -61,7 +62,7 @@ const direct = (gatewayUrl: string) => () =>
   );
 
 const platform = (url: string, key: string) => () =>
-  timed(fetch(`${url}/api/react`, json({ q: 'hello' }, key)), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
+  timed(fetch(`${url}/api/react`, { ...json({ q: 'hello' }, key), headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, origin: BENCH_ORIGIN } }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
 
 async function sequential(run: () => Promise<Timing>): Promise<Timing[]> {
   for (let i = 0; i < WARM_UP; i++) await run();
@@ -126,45 +127,63 @@ export async function run() {
   try {
     started.push(await spawnProcess('./stream-gateway.js', {}, /gateway listening/, [String(GATEWAY_PORT)]));
     const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
-    const env = {
+    const envOf = (features: Features) => ({
       ...bench.env,
-      PORT: String(PORT),
+      ...FEATURE_ENVS[features],
+      PORT: String(PORTS[features]),
+      // Each configuration's web and worker on queues of their own.
+      REDIS_KEY_PREFIX: `${bench.env.REDIS_KEY_PREFIX}${features}:`,
       LOG_LEVEL: 'info',
       RUNS_PER_USER_LIMIT: '100000',
       MODEL_PROVIDER: 'gateway',
       GATEWAY_URL: gatewayUrl,
       GATEWAY_API_KEY: 'bench',
       GATEWAY_MODEL: 'bench-model',
-    };
+    });
     const { key } = await bench.user('bench@example.test');
-    const url = `http://127.0.0.1:${PORT}`;
+    const urlOf = (features: Features) => `http://127.0.0.1:${PORTS[features]}`;
     // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of web and worker there (for finding where time goes).
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const web = await spawnProcess('../src/server.js', env, /web listening/, [], profile);
-    started.push(web);
-    const worker = await spawnProcess('../workers/main.js', env, /worker ready/, [], profile);
-    started.push(worker);
-    const cpuSources = { web: web.pid!, worker: worker.pid!, knex: bench.knex, redis: bench.redis };
+    const cpuSources = {} as Record<Features, { web: number; worker: number; knex: typeof bench.knex; redis: typeof bench.redis }>;
+    for (const features of FEATURES) {
+      const web = await spawnProcess('../src/server.js', envOf(features), /web listening/, [], profile);
+      started.push(web);
+      const worker = await spawnProcess('../workers/main.js', envOf(features), /worker ready/, [], profile);
+      started.push(worker);
+      cpuSources[features] = { web: web.pid!, worker: worker.pid!, knex: bench.knex, redis: bench.redis };
+    }
     const phase = async (label: string) => {
       const directSamples = await sequential(direct(gatewayUrl));
-      const platformSamples = await sequential(platform(url, key));
+      const platformSamples = {} as Record<Features, Timing[]>;
+      for (const features of FEATURES) platformSamples[features] = await sequential(platform(urlOf(features), key));
       const directRate = await throughput(direct(gatewayUrl));
-      const stopMeter = await meterCpu(cpuSources);
-      const platformRate = await throughput(platform(url, key));
-      const cpu = await stopMeter();
+      const platformRate = {} as Record<Features, Awaited<ReturnType<typeof throughput>>>;
+      const cpu = {} as Record<Features, CpuReading>;
+      for (const features of FEATURES) {
+        const stopMeter = await meterCpu(cpuSources[features]);
+        platformRate[features] = await throughput(platform(urlOf(features), key));
+        cpu[features] = await stopMeter();
+      }
       console.log(`\n${label}`);
+      const row = (samples: Timing[], rate: { perSecond: number; errors: number }) => ({ 'first token p50 ms': round(firstToken(samples, 50)), 'first token p99 ms': round(firstToken(samples, 99)), 'runs/s (20 clients)': round(rate.perSecond, 1), errors: rate.errors });
       console.table({
-        'gateway read directly': { 'first token p50 ms': round(firstToken(directSamples, 50)), 'first token p99 ms': round(firstToken(directSamples, 99)), 'runs/s (20 clients)': round(directRate.perSecond, 1), errors: directRate.errors },
-        'platform (gateway provider)': { 'first token p50 ms': round(firstToken(platformSamples, 50)), 'first token p99 ms': round(firstToken(platformSamples, 99)), 'runs/s (20 clients)': round(platformRate.perSecond, 1), errors: platformRate.errors },
+        'gateway read directly': row(directSamples, directRate),
+        ...Object.fromEntries(FEATURES.map((features) => [`platform (gateway provider) [${featureLabel(features)}]`, row(platformSamples[features], platformRate[features])])),
       });
       console.log('platform, when each part of the stream arrived (sequential runs):');
-      console.table({ platform: phases(platformSamples) });
-      const overhead = firstToken(platformSamples, 50) - firstToken(directSamples, 50);
-      console.log(`first-token overhead p50: ${round(overhead)} ms (target ≤ 4); p99: ${round(firstToken(platformSamples, 99) - firstToken(directSamples, 99))} ms`);
-      console.log(`runs/s platform / direct: ${round(platformRate.perSecond / directRate.perSecond, 3)} (target ≥ 0.20)`);
-      console.log(`own CPU seconds per 1,000 runs (${platformRate.runs} runs metered):`);
-      console.table(perThousand(cpu, platformRate.runs));
-      return platformRate;
+      console.table(Object.fromEntries(FEATURES.map((features) => [featureLabel(features), phases(platformSamples[features])])));
+      for (const features of FEATURES) {
+        const overhead = firstToken(platformSamples[features], 50) - firstToken(directSamples, 50);
+        console.log(`[${featureLabel(features)}] first-token overhead p50: ${round(overhead)} ms (target ≤ 4); p99: ${round(firstToken(platformSamples[features], 99) - firstToken(directSamples, 99))} ms`);
+        console.log(`[${featureLabel(features)}] runs/s platform / direct: ${round(platformRate[features].perSecond / directRate.perSecond, 3)} (target ≥ 0.20)`);
+        console.log(`[${featureLabel(features)}] own CPU seconds per 1,000 runs (${platformRate[features].runs} runs metered):`);
+        console.table(perThousand(cpu[features], platformRate[features].runs));
+      }
+      console.log(
+        `metrics+CORS on / off (speed; ≥ 0.95 is the target): runs/s ${round(platformRate.on.perSecond / platformRate.off.perSecond, 3)}; ` +
+          `first token p50 ${round(firstToken(platformSamples.off, 50) / firstToken(platformSamples.on, 50), 3)}`,
+      );
+      return platformRate.on;
     };
     console.log(`\ngateway-path benchmark: ${SEQUENTIAL} sequential runs (after ${WARM_UP} warm-up), ${CLIENTS} clients × ${THROUGHPUT_SECONDS} s`);
     const empty = await phase('(1–3) empty database');

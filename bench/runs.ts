@@ -7,15 +7,17 @@ import { workerServices } from '../workers/assembly.js';
 import { WorkerLifecycle } from '../workers/run-control.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
-import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import type { ChildProcess } from 'node:child_process';
+import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, ROUND_ORDERS, round, spawnProcess, stop, type Features } from './support.js';
 import { run as runGateway } from './runs-gateway.js';
 
 /**
  * (1) POST → first token and → done, p50/p99 over sequential runs, next to the same loop called
  * in-process; (2) completed runs/s at 50 concurrent clients; (3) open streams on one web process:
  * RSS per stream and Redis connections (CLIENT LIST), which must not grow with the stream count.
+ * (1) and (2) run side by side with metrics and CORS off and on (DESIGN §12): target on ≥ 0.95 of off.
  */
-const PORT = 3918;
+const PORTS: Record<Features, number> = { off: 3918, on: 3938 };
 const SEQUENTIAL = 500;
 const CONCURRENT_CLIENTS = 50;
 const THROUGHPUT_RUNS = 3000;
@@ -29,7 +31,7 @@ interface Timing {
 async function timedRun(url: string, key: string, q: string): Promise<Timing> {
   const started = performance.now();
   const timing: Timing = { firstToken: NaN, done: NaN };
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: JSON.stringify({ q }) });
   const parser = createParser({
     onEvent: (e) => {
       if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
@@ -66,13 +68,27 @@ export async function run(args: string[] = []) {
 
 async function runLocal() {
   const bench = await benchEnvironment('runs');
-  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
   const { redis, identity } = bench;
   const { user, key } = await bench.user('bench@example.test');
-  const url = `http://127.0.0.1:${PORT}`;
-  const web = await spawnProcess('../src/server.js', env, /web listening/);
-  const worker = await spawnProcess('../workers/main.js', env, /worker ready/);
+  // One web + worker pair per configuration, each on queues of its own (its own key prefix).
+  const envOf = (features: Features) => ({
+    ...bench.env,
+    ...FEATURE_ENVS[features],
+    PORT: String(PORTS[features]),
+    REDIS_KEY_PREFIX: `${bench.env.REDIS_KEY_PREFIX}${features}:`,
+    LOCAL_MODEL_TOKEN_DELAY_MS: '0',
+    LOG_LEVEL: 'info',
+    RUNS_PER_USER_LIMIT: '100000',
+  });
+  const urlOf = (features: Features) => `http://127.0.0.1:${PORTS[features]}`;
+  const pairs = {} as Record<Features, { web: ChildProcess; worker: ChildProcess }>;
   try {
+    for (const features of FEATURES) {
+      pairs[features] = {
+        web: await spawnProcess('../src/server.js', envOf(features), /web listening/),
+        worker: await spawnProcess('../workers/main.js', envOf(features), /worker ready/),
+      };
+    }
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const { keys } = identity;
     const lease = new TimingLease(redis, keys, DEFAULT_LEASE);
@@ -93,28 +109,43 @@ async function runLocal() {
       inProcess.push({ firstToken: lease.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
     }
     await inProcessWorker.close();
-    for (let i = 0; i < 50; i++) await timedRun(url, key, `warm-up ${i}*2`);
-    const queued: Timing[] = [];
-    for (let i = 0; i < SEQUENTIAL; i++) queued.push(await timedRun(url, key, `What is ${i}*7?`));
-    const rows = [summary('in-process loop', inProcess), summary('HTTP → queue → worker → SSE', queued)];
-    console.log(`\n(1) latency over ${SEQUENTIAL} sequential runs, local model at zero token delay (ms)`);
-    console.table(rows);
-    const overhead = percentile(queued.map((s) => s.done), 50) - percentile(inProcess.map((s) => s.done), 50);
-    console.log(`queue-path overhead p50 (done): ${round(overhead)} ms (target ≤ 5 ms); ratio ${round(percentile(queued.map((s) => s.done), 50) / percentile(inProcess.map((s) => s.done), 50))}×`);
+    for (const features of FEATURES) for (let i = 0; i < 50; i++) await timedRun(urlOf(features), key, `warm-up ${i}*2`);
 
-    // (2) Throughput: 50 clients, each running questions back to back.
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENT_CLIENTS }, async () => {
-        while (next < THROUGHPUT_RUNS) await timedRun(url, key, `What is ${next++}+1?`);
-      }),
+    // (1) latency and (2) throughput, both configurations, in two rounds of opposite order.
+    const queued: Record<Features, Timing[]> = { off: [], on: [] };
+    const rate: Record<Features, { runs: number; seconds: number }> = { off: { runs: 0, seconds: 0 }, on: { runs: 0, seconds: 0 } };
+    for (const order of ROUND_ORDERS) {
+      for (const features of order) {
+        for (let i = 0; i < SEQUENTIAL / ROUND_ORDERS.length; i++) queued[features].push(await timedRun(urlOf(features), key, `What is ${i}*7?`));
+        const { runs, seconds } = await throughput(urlOf(features), key, THROUGHPUT_RUNS / ROUND_ORDERS.length);
+        rate[features].runs += runs;
+        rate[features].seconds += seconds;
+      }
+    }
+    const doneP50 = (samples: Timing[]) => percentile(samples.map((s) => s.done), 50);
+    const rows = [summary('in-process loop', inProcess), ...FEATURES.map((features) => summary(`HTTP → queue → worker → SSE [${featureLabel(features)}]`, queued[features]))];
+    console.log(`\n(1) latency over ${SEQUENTIAL} sequential runs per configuration, local model at zero token delay (ms)`);
+    console.table(rows);
+    for (const features of FEATURES) {
+      const overhead = doneP50(queued[features]) - doneP50(inProcess);
+      console.log(`[${featureLabel(features)}] queue-path overhead p50 (done): ${round(overhead)} ms (target ≤ 5 ms); ratio ${round(doneP50(queued[features]) / doneP50(inProcess))}×`);
+    }
+    const perSecond = (features: Features) => rate[features].runs / rate[features].seconds;
+    console.log(`\n(2) ${THROUGHPUT_RUNS} runs by ${CONCURRENT_CLIENTS} concurrent clients per configuration:`);
+    for (const features of FEATURES) console.log(`[${featureLabel(features)}] ${round(rate[features].seconds)} s: ${round(perSecond(features), 1)} runs/s (target ≥ 300)`);
+    const firstTokenP50 = (samples: Timing[]) => percentile(samples.map((s) => s.firstToken), 50);
+    console.log(
+      `metrics+CORS on / off (speed; ≥ 0.95 is the target): runs/s ${round(perSecond('on') / perSecond('off'), 3)}; ` +
+        `done p50 ${round(doneP50(queued.off) / doneP50(queued.on), 3)}; first token p50 ${round(firstTokenP50(queued.off) / firstTokenP50(queued.on), 3)}`,
     );
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`\n(2) ${THROUGHPUT_RUNS} runs by ${CONCURRENT_CLIENTS} concurrent clients in ${round(seconds)} s: ${round(THROUGHPUT_RUNS / seconds, 1)} runs/s (target ≥ 300)`);
+    const scraped = await fetch(`${urlOf('on')}/metrics`, { headers: { authorization: `Bearer ${FEATURE_ENVS.on.METRICS_TOKEN}` } }).then((res) => res.text());
+    const started = /^agent_platform_runs_started_total\{mode="react"\} (\d+)/m.exec(scraped)?.[1];
+    console.log(`(the "on" web counted ${started} runs started in agent_platform_runs_started_total)`);
 
     // (3) Open streams: no worker, so every run stays queued and its stream stays open.
-    await stop(worker);
+    await Promise.all([pairs.off.web, pairs.off.worker, pairs.on.worker].map(stop));
+    const { web } = pairs.on;
+    const url = urlOf('on');
     const controllers: AbortController[] = [];
     const streamRows = [];
     const webConnections = async () => (await redis.client('LIST') as string).split('\n').filter((l) => / name=web/.test(l)).length;
@@ -135,13 +166,25 @@ async function runLocal() {
       }
       streamRows.push({ 'open streams': target, 'web RSS MiB': round((await rss()) / 2 ** 20, 1), 'web Redis connections': await webConnections() });
     }
-    console.log('\n(3) open streams on one web process');
+    console.log(`\n(3) open streams on one web process [${featureLabel('on')}]`);
     console.table(streamRows);
     const [base, , top] = streamRows as { 'web RSS MiB': number }[];
     console.log(`RSS per open stream: ${round(((top!['web RSS MiB'] - base!['web RSS MiB']) * 1024) / STREAM_STEPS.at(-1)!, 1)} KiB (target: Redis connections ≤ 4 at any count)`);
     for (const c of controllers) c.abort();
   } finally {
-    await Promise.all([stop(web), stop(worker)]);
+    await Promise.all(Object.values(pairs).flatMap(({ web, worker }) => [stop(web), stop(worker)]));
     await bench.drop();
   }
+}
+
+/** `clients` concurrent clients running questions back to back until `total` runs have completed. */
+async function throughput(url: string, key: string, total: number): Promise<{ runs: number; seconds: number }> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT_CLIENTS }, async () => {
+      while (next < total) await timedRun(url, key, `What is ${next++}+1?`);
+    }),
+  );
+  return { runs: total, seconds: (performance.now() - started) / 1000 };
 }

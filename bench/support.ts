@@ -102,3 +102,25 @@ export async function readRun(url: string, key: string, body: Record<string, unk
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   if (!done) throw new Error(`run ended without done (${res.status})`);
 }
+
+/** The origin benchmark clients send: listed in CORS_ORIGINS when CORS is on, so CORS does its whole work. */
+export const BENCH_ORIGIN = 'http://127.0.0.1:5999';
+
+/**
+ * DESIGN §12's operational features, off and on, for side-by-side runs in one benchmark process:
+ * metrics (request timing, /metrics, the worker's metrics port) and CORS.
+ */
+export const FEATURE_ENVS = {
+  off: { METRICS_ENABLED: 'false' },
+  on: { METRICS_ENABLED: 'true', METRICS_TOKEN: 'bench-metrics-token-0123456789', CORS_ORIGINS: BENCH_ORIGIN, WORKER_METRICS_PORT: '0' },
+} as const;
+export type Features = keyof typeof FEATURE_ENVS;
+export const FEATURES: Features[] = ['off', 'on'];
+/** Short rounds in alternating order, so drift (other work on the machine, JIT, caches) falls on both alike. */
+export const ROUND_ORDERS: Features[][] = [
+  ['off', 'on'],
+  ['on', 'off'],
+  ['off', 'on'],
+  ['on', 'off'],
+];
+export const featureLabel = (features: Features) => `metrics+CORS ${features}`;

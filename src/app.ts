@@ -20,6 +20,8 @@ import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
 import { adminOperationsRoutes } from './routes/admin-operations.js';
 import { queueDashboard } from './admin/dashboard.js';
+import { corsFor } from './http/cors.js';
+import { metricsRouter, onlyAt, requestMetrics, scrapeGuard } from './metrics/http.js';
 
 /** Every route's declaration, group by group (one file each under routes/). */
 export function apiRoutes(services: Services): Route[] {
@@ -55,13 +57,21 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.maxIpsCount = services.config.trustProxyHops;
   app.silent = true;
   jsonLastResort(app, services.logger);
+  const { metrics, config } = services;
+  if (metrics.enabled) app.use(requestMetrics(metrics));
+  const scrape = metrics.enabled ? metricsRouter(metrics, scrapeGuard(config.metrics.token, services.authenticator)) : undefined;
+  const served = scrape ? [...routers, scrape as unknown as Router] : routers;
   app.use(requestContext(services.logger));
   app.use(securityHeaders());
+  const cors = corsFor(config.corsOrigins);
+  if (cors) app.use(cors);
   app.use(errorResponses());
   // The queue dashboard reads its own request bodies (bull-board's actions, the login form), so it comes before JSON parsing.
   app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
   app.use(jsonBody(services.config.bodyLimitBytes));
-  app.use(methodsAllowed(routers));
+  app.use(methodsAllowed(served));
   for (const router of routers) app.use(router.routes());
+  // Only /metrics pays for the metrics router's dispatch, not every API request.
+  if (scrape) app.use(onlyAt('/metrics', scrape.routes()));
   return app;
 }

@@ -30,6 +30,17 @@ const pattern = v.pipe(
   v.transform((s) => new RegExp(s, 'i')),
 );
 
+const originList = (s: string) => s.split(',').map((origin) => origin.trim()).filter(Boolean);
+/** A browser's Origin header: scheme, host and port only (no path, no trailing slash). */
+const everyOrigin = (origins: string[]) =>
+  origins.every((origin) => {
+    try {
+      return /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
+    } catch {
+      return false;
+    }
+  });
+
 const EnvSchema = v.object({
   NODE_ENV: v.optional(v.picklist(['development', 'production', 'test']), 'development'),
   PORT: v.optional(intFrom(0, 65535), '3000'),
@@ -82,6 +93,11 @@ const EnvSchema = v.object({
   WEB_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   WORKER_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   DAG_MAX_NODES: v.optional(intFrom(2, 256), '16'),
+  CORS_ORIGINS: v.optional(v.pipe(v.string(), v.transform(originList), v.check(everyOrigin, 'must be comma-separated origins like https://app.example.com'))),
+  METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  METRICS_ENABLED: v.optional(v.picklist(['true', 'false']), 'true'),
+  WORKER_METRICS_PORT: v.optional(intFrom(0, 65535)),
+  LOG_FORMAT: v.optional(v.picklist(['json', 'pretty'])),
 });
 
 /** Default pool sizes: the web's requests hold a connection for a query at a time; a worker's runs touch Postgres between model calls. */
@@ -165,6 +181,18 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
   client: { url: string; apiKey?: string };
+  /** Browser origins allowed to call the API (DESIGN §12); empty = no CORS headers at all. */
+  corsOrigins: string[];
+  metrics: {
+    /** Off: no request timing, no default process metrics, no /metrics (benchmarks compare both). */
+    enabled: boolean;
+    /** A bearer token scrapers send; unset → an admin credential is needed instead. */
+    token?: string;
+    /** Where the worker serves its metrics; unset → not served. */
+    workerPort?: number;
+  };
+  /** `json` or `pretty` log lines; unset → web and worker write JSON, `npm start` pretty-prints them. */
+  logFormat?: 'json' | 'pretty';
   /** Warnings about development defaults in use, printed once by entry points. */
   warnings: string[];
 }
@@ -258,6 +286,9 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
     kbAnnMinChunks: e.KB_ANN_MIN_CHUNKS,
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    metrics: { enabled: e.METRICS_ENABLED === 'true', token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT },
+    logFormat: e.LOG_FORMAT,
     client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };

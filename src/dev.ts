@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
  * `npm start` for a local machine: migrate, create a first admin if there is no user, then run
- * web + one worker as child processes with prefixed logs. Ctrl-C stops both.
+ * web + one worker as child processes, their logs pretty-printed (LOG_FORMAT=json: JSON lines). Ctrl-C stops both.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit, type Config } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyDestination } from './logger.js';
 import { createKnex } from './db/knex.js';
 import { ensureDatabase, release } from './db/setup.js';
 import { createRedis } from './redis/connection.js';
@@ -51,13 +52,16 @@ async function prepare(config: Config): Promise<void> {
   }
 }
 
+/** The children's JSON lines, human-readable (each line names its process), unless LOG_FORMAT=json. */
+const pretty = config.logFormat === 'json' ? undefined : prettyDestination();
+
 function run(name: string, script: string): ChildProcess {
   const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
-    for (const line of chunk.toString().split('\n')) if (line) stream.write(`[${name}] ${line}\n`);
-  };
-  child.stdout?.on('data', prefix(process.stdout));
-  child.stderr?.on('data', prefix(process.stderr));
+  // Whole lines only, so two children's output never interleaves within a line.
+  const relay = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
+    createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => (pretty && line.startsWith('{') ? pretty.write(`${line}\n`) : to.write(`[${name}] ${line}\n`)));
+  relay(child.stdout!, process.stdout);
+  relay(child.stderr!, process.stderr);
   return child;
 }
 

@@ -1,4 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
 
 export function createLogger(level: string, name: string, destination?: DestinationStream): Logger {
   return pino(
@@ -10,5 +11,15 @@ export function createLogger(level: string, name: string, destination?: Destinat
     },
     destination,
   );
+}
+
+/** Human-readable lines on stdout (`LOG_FORMAT=pretty`, and `npm start` unless `LOG_FORMAT=json`). */
+export function prettyDestination(): DestinationStream {
+  return pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/** The ids every log line of a run carries (DESIGN §12), besides the request id that started it. */
+export function runLogFields(run: { id: string; conversation_id: string; user_id: string }) {
+  return { run_id: run.id, conversation_id: run.conversation_id, user_id: run.user_id };
 }
 export type { Logger };

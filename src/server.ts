@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { loadConfigOrExit } from './config.js';
-import { createLogger } from './logger.js';
+import { createLogger, prettyDestination } from './logger.js';
+import { Metrics } from './metrics/registry.js';
 import { createKnex, WEB_POOL } from './db/knex.js';
 import { createRedis } from './redis/connection.js';
 import { buildServices } from './services.js';
@@ -9,14 +10,14 @@ import { serve } from './http/serve.js';
 import { onShutdown } from './shutdown.js';
 
 const config = loadConfigOrExit();
-const logger = createLogger(config.logLevel, 'web');
+const logger = createLogger(config.logLevel, 'web', config.logFormat === 'pretty' ? prettyDestination() : undefined);
 for (const warning of config.warnings) logger.warn(warning);
 
 const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: config.databasePoolMax.web });
 const redis = createRedis(config.redis, 'web-commands', 'web');
 const subscriber = createRedis(config.redis, 'patient', 'web-subscriber');
 const reader = createRedis(config.redis, 'stream-reader', 'web-reader');
-const services = buildServices({ config, knex, redis, subscriber, reader, logger });
+const services = buildServices({ config, knex, redis, subscriber, reader, logger, metrics: new Metrics(config.metrics.enabled) });
 services.usage.start();
 services.cache.listen(subscriber).catch((err) => logger.error({ err }, 'could not subscribe to credential invalidations'));
 

@@ -29,6 +29,10 @@ import { AuditLog } from './audit/log.js';
 import { UserAdminService } from './admin/users.js';
 import { RunReports } from './admin/runs.js';
 import { QueueStats } from './admin/queues.js';
+import { Metrics } from './metrics/registry.js';
+
+/** The metric gauges read queue counts this often at most (DESIGN §12). */
+const METRICS_QUEUE_TTL_MS = 5000;
 
 export interface IdentityClients {
   config: Config;
@@ -43,6 +47,8 @@ export interface Clients extends IdentityClients {
   subscriber: Redis;
   /** Reads run streams for the relay; waits out outages instead of failing fast. */
   reader: Redis;
+  /** The process's metrics; a fresh registry when absent (tests that do not scrape). */
+  metrics?: Metrics;
 }
 
 export interface ServiceOptions {
@@ -73,9 +79,10 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const identity = buildIdentityServices(clients, options);
   const { knex, redis, subscriber, reader, logger } = clients;
   const { models, keys, lease, audit } = identity;
+  const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
   const conversations = new ConversationService(models);
-  const runs = new RunService(models, conversations, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit);
+  const runs = new RunService(models, conversations, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix });
@@ -87,7 +94,10 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { model, outbound } = clients.config;
   const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound });
   const runReports = new RunReports(knex, models);
-  const queueStats = new QueueStats([queue, ingestQueue, webhookQueue]);
-  return { ...identity, ...clients, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues: [queue, ingestQueue, webhookQueue] };
+  const queues = [queue, ingestQueue, webhookQueue];
+  const queueStats = new QueueStats(queues);
+  const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
+  metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
+import { Metrics } from '../src/metrics/registry.js';
 import type { Models } from '../src/db/models.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
@@ -31,13 +32,15 @@ export interface WorkerClients {
   /** The worker's run-protocol connection (auto-pipelined). */
   redis: ScriptedRedis;
   logger: Logger;
+  /** The process's metrics; a fresh registry when absent (benchmarks and tests that do not scrape). */
+  metrics?: Metrics;
 }
 
 /** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
-function modelProviders(config: Config, logger: Logger): (model: string) => ModelProvider {
+function modelProviders(config: Config, logger: Logger, metrics: Metrics): (model: string) => ModelProvider {
   const local = new LocalModel(config.model.localTokenDelayMs, config.model.dagMaxNodes);
   const { gateway } = config.model;
-  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey, dagMaxNodes: config.model.dagMaxNodes }, logger) : new UnconfiguredGateway();
+  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey, dagMaxNodes: config.model.dagMaxNodes }, logger, metrics) : new UnconfiguredGateway();
   return (model) => (model === LOCAL_MODEL ? local : remote);
 }
 
@@ -49,6 +52,7 @@ function modelProviders(config: Config, logger: Logger): (model: string) => Mode
  */
 export function workerServices(config: Config, clients: WorkerClients) {
   const { knex, models, redis, logger } = clients;
+  const metrics = clients.metrics ?? new Metrics(config.metrics.enabled);
   const keys = redisKeys(config.redis.keyPrefix);
   const outbound = new OutboundClient(config.outbound, { maxResponseBytes: MAX_RESPONSE_BYTES });
   const sealer = new Sealer(config.encryptionKey, config.encryptionKeyPrevious);
@@ -57,6 +61,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const audit = new AuditLog(knex);
   const deliverer = new WebhookDeliverer(knex, models, sealer, outbound.fetch, logger, {
     ...config.webhooks,
+    onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     onDisabled: (endpoint, reason, trx) => audit.record(SYSTEM_ACTOR, webhookEntry('webhook.disable', endpoint, { reason }), trx),
   });
   const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
@@ -65,8 +70,9 @@ export function workerServices(config: Config, clients: WorkerClients) {
     lease: new RunLease(redis, keys, leaseOptions(config.runs)),
     webhooks,
     logger,
+    metrics,
     now: () => new Date(),
-    modelFor: modelProviders(config, logger),
+    modelFor: modelProviders(config, logger, metrics),
     defaultModel: config.model.defaultModel,
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
     searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
@@ -79,6 +85,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   return {
     deps,
     keys,
+    metrics,
     outbox,
     deliverer,
     async close() {

@@ -1,4 +1,5 @@
 import type { Agent, Run, RunStatus } from '../src/db/models.js';
+import { runLogFields } from '../src/logger.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
 import { Superseded } from '../src/shared/errors.js';
 import { DEFAULT_TOOLS, type ToolApproval } from '../src/shared/tools.js';
@@ -42,6 +43,8 @@ export interface Assignment {
   attempt: number;
   /** Times the job's worker died (BullMQ's stalled count). */
   crashes: number;
+  /** The request that started the run (absent in jobs of an earlier release). */
+  requestId?: string;
 }
 
 export interface ExecutorDeps extends ToolServices {
@@ -81,6 +84,8 @@ export class RunExecutor {
       return END;
     }
     const { run } = loaded;
+    // One child logger per run: every line of it carries the run's ids and the request that started it.
+    const log = this.deps.logger.child({ ...runLogFields(run), request_id: assignment.requestId ?? null });
     if (run.isFinal) {
       await this.republishEnd(run, attempt);
       return END;
@@ -98,13 +103,13 @@ export class RunExecutor {
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
     const ref = refOf(run);
-    const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, this.deps.logger);
+    const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, log);
     const ctx = new RunContext({
       run, ref, agent, model, control, lease, taken, claimed,
       tools: toolset.tools,
       events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents),
       checkpoints: new CheckpointWriter(store, run.id, attempt, claimed),
-      services: this.deps,
+      services: { ...this.deps, logger: log },
       approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
@@ -163,38 +168,41 @@ export class RunExecutor {
         ? await runDag(ctx, history, loop?.kind === 'dag' ? loop : undefined)
         : await runReact(ctx, history, loop?.kind === 'react' ? loop : undefined);
     } catch (err) {
-      return this.classify(err, ctx.signal, run);
+      return this.classify(err, ctx);
     }
   }
 
-  private classify(err: unknown, signal: AbortSignal, run: Run): Ending {
+  private classify(err: unknown, { signal, log }: RunContext): Ending {
     if (err instanceof RunFailure || err instanceof RunCancelled || err instanceof HandBack || err instanceof Superseded || err instanceof AwaitingApproval) return err;
     const reason: unknown = signal.aborted ? signal.reason : undefined;
     if (reason instanceof RunCancelled || reason instanceof HandBack || reason instanceof RunFailure) return reason;
     if (isDependencyOutage(err)) return new HandBack('outage');
-    this.deps.logger.error({ err, run_id: run.id }, 'run failed unexpectedly');
+    log.error({ err }, 'run failed unexpectedly');
     return new RunFailure('internal_error', 'The run failed unexpectedly', true);
   }
 
   private async conclude(ctx: RunContext, ending: Ending, started: number): Promise<ExecutionResult> {
-    const { logger } = this.deps;
+    const { log } = ctx;
     const runId = ctx.run.id;
     if (ending instanceof Superseded) {
-      logger.warn({ run_id: runId }, 'run taken over by a newer attempt; stopping this one');
+      log.warn('run taken over by a newer attempt; stopping this one');
       return END;
     }
     if (ending instanceof HandBack) {
       await ctx.claimed.then(() => this.deps.store.handBack(runId, ctx.run.attempt)).catch(() => {});
-      logger.info({ run_id: runId, reason: ending.reason }, 'run handed back to the queue');
+      log.info({ reason: ending.reason }, 'run handed back to the queue');
       return { next: 'retry', reason: ending.reason };
     }
     try {
       if (ending instanceof AwaitingApproval) return await this.park(ctx, ending);
       const status = await this.finalize(ctx, ending, started);
-      logger.info({ run_id: runId, mode: ctx.run.mode, status, ms: Date.now() - started }, 'run finished');
+      const { mode } = ctx.run;
+      log.info({ mode, status, ms: Date.now() - started }, 'run finished');
+      this.deps.metrics.runsFinished.inc({ mode, status });
+      this.deps.metrics.runDuration.observe({ mode, status }, (Date.now() - started) / 1000);
       return END;
     } catch (err) {
-      const next = this.classify(err, ctx.signal, ctx.run);
+      const next = this.classify(err, ctx);
       if (next instanceof RunFailure || next instanceof RunCancelled) throw err;
       return this.conclude(ctx, next, started);
     }
@@ -213,7 +221,7 @@ export class RunExecutor {
     // The checkpoint follows every event of the step, so the resumed run numbers its events after them.
     const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)) });
     this.deliver(deliveries);
-    this.deps.logger.info({ run_id: run.id, until: new Date(awaiting.deadlineMs).toISOString() }, 'run waiting for approval');
+    ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString() }, 'run waiting for approval');
     return { next: 'wait', ref: refOf(run), untilMs: awaiting.deadlineMs };
   }
 

@@ -1,5 +1,7 @@
 import type { Run } from '../src/db/models.js';
 import type { Logger } from '../src/logger.js';
+import { timeOutcome, toolLabel, type Metrics } from '../src/metrics/registry.js';
+import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
 import { emptyUsage, type EventData, type EventType, type Usage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
@@ -24,7 +26,9 @@ export interface AgentSettings {
 
 /** What a run's tools reach outside the loop. */
 export interface ToolServices {
+  /** The run's logger, once the executor has the run (its ids on every line). */
   logger: Logger;
+  metrics: Metrics;
   now: () => Date;
   searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number) => Promise<RetrievedChunk[]>;
 }
@@ -78,6 +82,11 @@ export class RunContext {
     return this.parts.events.announce(type, data);
   }
 
+  /** The run's logger: its ids, and the request that started it, on every line. */
+  get log(): Logger {
+    return this.parts.services.logger;
+  }
+
   get claimed(): Promise<void> {
     return this.parts.claimed;
   }
@@ -107,16 +116,23 @@ export class RunContext {
   async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string } = {}): Promise<ModelResult> {
     const { model, settings } = this.agent;
     const tools = options.tools ?? (await this.parts.tools);
-    const result = await this.parts.model.complete({ model, settings, messages, tools, signal: this.signal }, this.sink(iteration, options));
+    const result = await this.timedModelCall(() => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger }, this.sink(iteration, options)));
     this.addUsage(result.usage);
     return requireVisible(result, model, settings.maxTokens);
   }
 
   async plan(): Promise<PlanNode[]> {
     const { model, settings } = this.agent;
-    const { nodes, usage } = await this.parts.model.plan({ model, settings, query: this.run.query, signal: this.signal });
+    const { nodes, usage } = await this.timedModelCall(() => this.parts.model.plan({ model, settings, query: this.run.query, signal: this.signal, log: this.parts.services.logger }));
     this.addUsage(usage);
     return nodes;
+  }
+
+  private timedModelCall<T>(call: () => Promise<T>): Promise<T> {
+    const { model, settings } = this.agent;
+    const provider = model === LOCAL_MODEL ? 'local' : 'gateway';
+    const labels = { provider, format: provider === 'local' ? 'local' : settings.apiFormat };
+    return timeOutcome(this.parts.services.metrics.modelCallDuration, labels, this.signal, call);
   }
 
   private addUsage(usage: Usage): void {
@@ -211,14 +227,15 @@ export class RunContext {
     for (const call of calls) {
       await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
       const decision = decisionOf.get(call);
-      services.logger.info({ run_id: this.run.id, tool: call.name, call_id: call.id, ...(decision ? { approval: decision.decision } : {}) }, 'tool executed');
+      services.logger.info({ tool: call.name, call_id: call.id, ...(decision ? { approval: decision.decision } : {}) }, 'tool executed');
       const { output, isError } = decision?.decision === 'reject'
         ? { output: `rejected: ${decision.message || 'no reason given'}`, isError: true }
-        : await runTool(tools, call, {
-            signal: this.signal,
-            now: services.now,
-            searchKnowledge: (query, topK) => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
-          });
+        : await timeOutcome(services.metrics.toolCallDuration, { tool: toolLabel(call.name) }, this.signal, () =>
+            runTool(tools, call, {
+              signal: this.signal,
+              now: services.now,
+              searchKnowledge: (query, topK) => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
+            }), (result) => (result.isError ? 'error' : 'ok'));
       await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
       const content = typeof output === 'string' ? output : JSON.stringify(output);
       results.push({ role: 'tool', content, toolCallId: call.id, name: call.name, ...(isError ? { isError } : {}) });

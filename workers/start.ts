@@ -15,6 +15,8 @@ import { RunExecutor, type ExecutionResult } from './executor.js';
 import { CancellationListener } from './cancellations.js';
 import { startIngestionWorker } from './knowledge/worker.js';
 import { WorkerLifecycle } from './run-control.js';
+import type { Metrics } from '../src/metrics/registry.js';
+import { serveWorkerMetrics } from './metrics.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -30,14 +32,18 @@ const HARD_STOP_MARGIN_MS = 5000;
  */
 const BULLMQ_MAX_STALLED = 1000;
 
+/** A run job's ids as its log lines name them (DESIGN §12). */
+const jobLogFields = (data: RunJob | undefined) =>
+  data ? { run_id: data.runId, conversation_id: data.conversationId, user_id: data.userId, request_id: data.requestId ?? null } : {};
+
 /** Connects, checks Redis, and starts the BullMQ run worker. */
-export async function startWorkers(config: Config, logger: Logger): Promise<RunningWorkers> {
+export async function startWorkers(config: Config, logger: Logger, metrics: Metrics): Promise<RunningWorkers> {
   const redis = createRedis(config.redis, 'worker-commands', 'worker');
   await waitForReady(redis, 30_000);
   await assertNoEviction(redis);
   const knex = createKnex(config.databaseUrl, { ...WORKER_POOL, poolMax: config.databasePoolMax.worker });
   const models = bindModels(knex);
-  const services = workerServices(config, { knex, models, redis, logger });
+  const services = workerServices(config, { knex, models, redis, logger, metrics });
   const { keys } = services;
   const executor = new RunExecutor(services.deps);
   const cancellations = await CancellationListener.start(createRedis(config.redis, 'patient', 'worker-cancels'), keys.cancelChannel);
@@ -80,7 +86,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
     stalledInterval: config.runs.stalledIntervalMs,
     maxStalledCount: BULLMQ_MAX_STALLED,
   });
-  worker.on('failed', (job, err) => logger.error({ err, job_id: job?.id }, 'run job failed'));
+  worker.on('failed', (job, err) => logger.error({ err, job_id: job?.id, ...jobLogFields(job?.data) }, 'run job failed'));
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('stalled', (jobId) => logger.warn({ job_id: jobId }, 'run job stalled; it will resume on a worker'));
   await worker.waitUntilReady();
@@ -88,6 +94,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
   const webhooks = await startWebhookWorker(config, keys.bullPrefix, services.deliverer, services.outbox, logger);
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
+  const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');
   return {
     /** Stop taking jobs; running loops hand their runs back at the next breakpoint (or are cut off before the deadline). */
@@ -100,6 +107,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
         clearTimeout(hardStop);
         cancellations.close();
         wakeSweep.close();
+        await metricsServer?.close();
         await runQueue.close();
         await services.close();
         redis.disconnect();

@@ -6,8 +6,7 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { AppError, MethodNotAllowedError, NotFoundError, RateLimitedError, UnavailableError } from '../shared/errors.js';
 import { classifyDependencyFailure } from '../shared/outage.js';
-
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+import { REQUEST_ID as SAFE_REQUEST_ID } from '../shared/jobs.js';
 
 /** How soon a client may retry after the web tier was too busy, and after a dependency was unreachable. */
 const SATURATED_RETRY_SECONDS = 1;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
+import { runLogFields } from '../logger.js';
 import { route, type Route } from '../http/route.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
@@ -24,7 +25,7 @@ const InjectBody = v.strictObject({
 });
 
 /** Runs as server-sent events, and injects into them: scope `chat`. */
-export function chatRoutes({ runs, relay, openStreams }: Services): Route[] {
+export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Route[] {
   const streaming = (mode: RunMode) =>
     route({
       method: 'POST',
@@ -34,8 +35,10 @@ export function chatRoutes({ runs, relay, openStreams }: Services): Route[] {
       body: ChatStreamRequest,
       streams: true,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata });
-        await streamRun(ctx, relay, openStreams, run);
+        const firstToken = metrics.firstToken.startTimer({ mode });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, requestId: ctx.state.requestId });
+        ctx.state.log = ctx.state.log.child(runLogFields(run));
+        await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },
     });
   return [

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
+import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
 import { integerText, uuidText } from '../http/validation.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
@@ -50,7 +51,8 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, requestId: ctx.state.requestId });
+        ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };
       },

@@ -9,6 +9,7 @@ import type { ApprovalDecision, RunLease, RunRef } from '../shared/run-lease.js'
 import type { RunStore } from '../shared/run-store.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import type { Metrics } from '../metrics/registry.js';
 
 /** When a user at the active-run cap may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
@@ -21,6 +22,8 @@ export interface StartRequest {
   agentId?: string | null;
   /** The caller's own string, returned with the run and in its webhooks. */
   userMetadata?: string | null;
+  /** The request that starts the run: the worker's log lines of the run carry it. */
+  requestId?: string;
 }
 
 export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
@@ -35,6 +38,7 @@ export class RunService {
     private readonly queue: Queue<RunJob>,
     private readonly limits: { perUser: number },
     private readonly audit: AuditLog,
+    private readonly metrics: Metrics,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
@@ -53,7 +57,8 @@ export class RunService {
     }
     try {
       const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null });
-      await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId }, { ...runJobOptions, jobId: ref.id });
+      await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId }, { ...runJobOptions, jobId: ref.id });
+      this.metrics.runsStarted.inc({ mode: request.mode });
       return run;
     } catch (err) {
       await this.undoClaim(ref).catch(() => {});

@@ -7,11 +7,16 @@ import { runRef } from './service.js';
 /**
  * Answers the request with the run's events as SSE: those after `afterId` ("0-0" = all), then
  * live ones, until `done`. A client that leaves frees its listener; the run goes on.
+ * `onFirstToken` is called once, as the first token is relayed (the first-token latency metric).
  */
-export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Set<SseStream>, run: Run, afterId = '0-0'): Promise<void> {
+export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Set<SseStream>, run: Run, afterId = '0-0', onFirstToken?: () => void): Promise<void> {
   const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
   try {
     const stop = await relay.listen(runRef(run), afterId, (events) => {
+      if (onFirstToken && events.some((event) => event.type === 'token')) {
+        onFirstToken();
+        onFirstToken = undefined;
+      }
       const end = events.findIndex((event) => event.type === 'done');
       sse.send(end === -1 ? events : events.slice(0, end + 1));
       if (end !== -1) sse.close();

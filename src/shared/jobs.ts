@@ -5,11 +5,19 @@ import type { Queue } from 'bullmq';
 export const RUN_QUEUE = 'agent-runs';
 
 const uuid = v.pipe(v.string(), v.uuid());
+/** The shape of X-Request-Id the web keeps (src/http/middleware.ts); anything else it replaced with a UUID. */
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /**
  * A run to execute. The conversation and user ids let the worker take the run in Redis while it
  * reads the row; jobs queued by an earlier release carry only the run id (the worker reads them first).
+ * `requestId` is the request that started the run, so the worker's log lines of the run name it.
  */
-export const RunJobSchema = v.object({ runId: uuid, conversationId: v.optional(uuid), userId: v.optional(uuid) });
+export const RunJobSchema = v.object({
+  runId: uuid,
+  conversationId: v.optional(uuid),
+  userId: v.optional(uuid),
+  requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
+});
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 
 /** Knowledge-base ingestion: parse → chunk → embed → index one document (`jobId` = document id). */

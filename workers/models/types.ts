@@ -1,6 +1,7 @@
 import type { FinishReason, Usage } from '../../src/shared/events.js';
 import type { Tool } from '../tools/registry.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
+import type { Logger } from '../../src/logger.js';
 
 export interface ToolCall {
   id: string;
@@ -23,6 +24,8 @@ export interface ModelRequest {
   messages: ChatMessage[];
   tools: Tool[];
   signal: AbortSignal;
+  /** The run's logger (its ids on every line); the provider's own when absent. */
+  log?: Logger;
 }
 
 /** A plan is asked for with the run's question; the provider knows how to phrase that for its model. */

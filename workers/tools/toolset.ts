@@ -49,6 +49,7 @@ function connectorTool(spec: ConnectorToolSpec, sessions: ConnectorSessions): To
  * An agent without connectors costs nothing more: no query, no session. A connector that cannot be loaded or listed is
  * logged and left out (or offered with its stored tools), so the run goes on.
  */
+/** `logger` is the run's own (its ids on every line). */
 export function openToolset(request: ToolsetRequest, runtime: ConnectorRuntime, logger: Logger): RunToolset {
   const builtins = toolsFor(request.tools);
   if (request.connectorIds.length === 0) return { tools: Promise.resolve(builtins), close: async () => {} };
@@ -57,7 +58,7 @@ export function openToolset(request: ToolsetRequest, runtime: ConnectorRuntime, 
   const ending = new AbortController();
   const signal = AbortSignal.any([request.signal, ending.signal]);
   const report = (problems: { connectorId: string; name: string; error: string }[]) => {
-    for (const { connectorId, error } of problems) logger.warn({ run_id: request.runId, connector_id: connectorId, error }, 'connector unavailable to the run');
+    for (const { connectorId, error } of problems) logger.warn({ connector_id: connectorId, error }, 'connector unavailable to the run');
   };
   const tools = (async () => {
     const { endpoints, problems } = await loadConnectorEndpoints(runtime.models, runtime.sealer, request.userId, request.connectorIds);

@@ -21,6 +21,8 @@ export interface DelivererOptions {
   maxAttempts: number;
   retryBaseMs: number;
   timeoutMs: number;
+  /** Each attempt's outcome (the deliveries metric): the receiver took it, answered non-2xx, or could not be reached in time. */
+  onAttempt?: (outcome: 'delivered' | 'rejected' | 'unreachable') => void;
   /** Called when an endpoint is switched off, so the audit log can say so. */
   /** Runs in the transaction that switches the endpoint off, so the two are seen together or not at all. */
   onDisabled?: (endpoint: WebhookEndpoint, reason: string, trx: Knex.Transaction) => Promise<void>;
@@ -79,6 +81,7 @@ export class WebhookDeliverer {
     const number = delivery.attempts + 1;
     this.logger.debug({ delivery_id: delivery.id, webhook_id: endpoint.id, attempt: number }, 'delivering webhook');
     const attempt = await this.attempt(endpoint, delivery);
+    this.options.onAttempt?.(attempt.ok ? 'delivered' : attempt.status === null ? 'unreachable' : 'rejected');
     if (attempt.ok) {
       await this.record(delivery, attempt, 'delivered');
       if (endpoint.consecutive_failures > 0) await this.models.WebhookEndpoint.query().patch({ consecutive_failures: 0 }).where({ id: endpoint.id });

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayConfig } from '../../../src/config.js';
 import type { Logger } from '../../../src/logger.js';
+import type { Metrics } from '../../../src/metrics/registry.js';
 import type { ApiFormat } from '../../../src/shared/model-settings.js';
 import { RunFailure } from '../../run-control.js';
 import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
@@ -45,6 +46,7 @@ export class GatewayModel implements ModelProvider {
   constructor(
     private readonly config: GatewayConfig & { url: string; apiKey: string; dagMaxNodes?: number },
     private readonly logger: Logger,
+    private readonly metrics: Metrics,
     private readonly random: () => number = Math.random,
   ) {
     this.transport = new GatewayTransport({ url: config.url.replace(/\/+$/, ''), apiKey: config.apiKey, idleTimeoutMs: config.idleTimeoutMs });
@@ -62,7 +64,7 @@ export class GatewayModel implements ModelProvider {
       if (!(err instanceof GaveUp)) throw err;
       if (err.verdict.code !== 'gateway_unavailable' || !fallback || fallback === request.model) throw this.failure(err.verdict);
       await sink.notice(`Model "${request.model}" is unavailable (503 after ${this.config.maxRetries + 1} attempts); continuing with the fallback model "${fallback}".`);
-      this.logger.warn({ model: request.model, fallback }, 'gateway model unavailable; falling back');
+      (request.log ?? this.logger).warn({ model: request.model, fallback }, 'gateway model unavailable; falling back');
       try {
         return await this.withRetries(fallback, request, sink);
       } catch (fallbackErr) {
@@ -98,7 +100,8 @@ export class GatewayModel implements ModelProvider {
         if (!verdict.transient || watched.state.emitted || retry >= maxRetries) throw new GaveUp(verdict);
         const delay = failure.details.retryAfterMs ?? backoffMs(retry, retryBaseMs, this.random);
         if (delay > retryMaxDelayMs) throw new GaveUp({ ...verdict, message: `${verdict.message} (asked to retry after ${Math.round(delay)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)` });
-        this.logger.warn({ model, code: verdict.code, retry: retry + 1, delay_ms: Math.round(delay) }, 'gateway call failed; retrying');
+        (request.log ?? this.logger).warn({ model, code: verdict.code, retry: retry + 1, delay_ms: Math.round(delay) }, 'gateway call failed; retrying');
+        this.metrics.gatewayRetries.inc({ reason: verdict.code });
         await sleep(delay, undefined, { signal: request.signal });
       }
     }
