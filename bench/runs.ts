@@ -86,7 +86,7 @@ async function runLocal() {
       await identity.models.Conversation.query().insert({ id: conversationId, user_id: user.id });
       await identity.models.Run.query().insert({ id: runId, user_id: user.id, conversation_id: conversationId, mode: 'react', status: 'queued', query: `What is ${i}*7?` });
       await identity.models.Message.query().insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: `What is ${i}*7?` });
-      await redis.set(keys.conversationActive(conversationId), runId);
+      await redis.set(keys.conversationActive(user.id, conversationId), runId);
       const started = performance.now();
       const cancel = new AbortController();
       await executor.execute({ runId, conversationId, userId: user.id, attempt: 1, crashes: 0 }, cancel, lifecycle.controlFor(cancel));

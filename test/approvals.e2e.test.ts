@@ -3,7 +3,6 @@ import { startStack, type Proc, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
 
 /**
  * Tool approval (DESIGN §11) through built web and worker processes: a run waits for a person's
@@ -130,7 +129,7 @@ describe('a tool call waiting for approval', () => {
     const flow = whenWaiting(stack, async (runId) => {
       const { conversation_id: conversationId, user_id: userId } = await stack.knex('runs').where({ id: runId }).first();
       // A parked run does not count toward RUNS_PER_USER_LIMIT (it leaves the cap once its job is delayed).
-      const capped = redisKeys(stack.env.REDIS_KEY_PREFIX!).userActiveRuns(userId);
+      const capped = stack.identity.keys.userActiveRuns(userId);
       await eventually(async () => (await stack.redis.zscore(capped, runId)) === null, 'the run to leave the cap');
       expect((await api(stack, key, 'POST', '/api/chat/inject', { conversation_id: conversationId, content: 'and say thanks' })).status).toBe(200);
       expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'approve' })).status).toBe(202);

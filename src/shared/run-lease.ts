@@ -57,14 +57,14 @@ export class RunLease {
 
   /** The run's event stream and doorbell, for readers (the relay). */
   stream(run: RunRef): { key: string; doorbell: string } {
-    return { key: this.keys.runEvents(run.id), doorbell: this.keys.runDoorbell(run.id) };
+    return { key: this.keys.runEvents(run), doorbell: this.keys.runDoorbell(run) };
   }
 
   /** Web: marks the conversation active for the run and publishes its `run` event, unless busy or at the user's cap. */
   async claim(run: RunRef, announced: EventData<'run'>, userLimit: number): Promise<ClaimOutcome> {
     const { key, doorbell } = this.stream(run);
     const result = await this.redis.claimConversation(
-      this.keys.conversationActive(run.conversationId),
+      this.keys.conversationActive(run.userId, run.conversationId),
       key,
       this.keys.userActiveRuns(run.userId),
       run.id,
@@ -74,6 +74,7 @@ export class RunLease {
       JSON.stringify(announced),
       doorbell,
       userLimit,
+      this.keys.doorbellCommand,
     );
     if (result === 0) return 'busy';
     if (result === -1) return 'limit';
@@ -83,8 +84,8 @@ export class RunLease {
   /** Web: queues an inject while the conversation has an active run; that run's id, or null (nothing queued). */
   async inject(userId: string, conversationId: string, payload: InjectPayload): Promise<string | null> {
     const runId = await this.redis.injectIfActive(
-      this.keys.conversationActive(conversationId),
-      this.keys.conversationInjects(conversationId),
+      this.keys.conversationActive(userId, conversationId),
+      this.keys.conversationInjects(userId, conversationId),
       JSON.stringify(payload),
       this.options.markerTtlSeconds,
     );
@@ -94,8 +95,8 @@ export class RunLease {
   /** Web: accepts a cancel while the run holds its conversation and tells every worker; false when it does not. */
   async cancel(run: RunRef): Promise<boolean> {
     const accepted = await this.redis.requestCancel(
-      this.keys.conversationActive(run.conversationId),
-      this.keys.runCancel(run.id),
+      this.keys.conversationActive(run.userId, run.conversationId),
+      this.keys.runCancel(run),
       run.id,
       this.keys.cancelChannel,
       this.options.markerTtlSeconds,
@@ -108,7 +109,7 @@ export class RunLease {
    * in the same round trip.
    */
   async take(run: RunRef, attempt: number): Promise<BreakpointState> {
-    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run.id), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
+    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
     const k = this.holdKeys(run);
     pipeline.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds);
     const replies = await pipeline.exec();
@@ -125,7 +126,7 @@ export class RunLease {
 
   /** Worker: removes the first `count` injects once they are safely in the checkpoint; how many still wait. */
   acknowledge(run: RunRef, count: number): Promise<number> {
-    return this.redis.acknowledgeInjects(this.keys.conversationInjects(run.conversationId), count);
+    return this.redis.acknowledgeInjects(this.keys.conversationInjects(run.userId, run.conversationId), count);
   }
 
   /** Worker: the run's one atomic end decision. A pending cancel wins; a waiting inject must be answered first. */
@@ -146,7 +147,7 @@ export class RunLease {
   async publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
     const { key, doorbell } = this.stream(run);
     const args = events.flatMap((e) => [e.type, e.data, e.scope, e.seq]);
-    return fenced(this.redis.publishEvents(key, this.keys.runSequence(run.id), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, ...args));
+    return fenced(this.redis.publishEvents(key, this.keys.runSequence(run), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, this.keys.doorbellCommand, ...args));
   }
 
   /**
@@ -154,25 +155,25 @@ export class RunLease {
    * the deadline, and each call's decision or undefined while it waits.
    */
   async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number): Promise<{ deadlineMs: number; decisions: (ApprovalDecision | undefined)[] }> {
-    const [deadline, ...states] = await fenced(this.redis.requestApprovals(this.keys.runSequence(run.id), this.keys.runApprovals(run.id), owner, ttlSeconds, deadlineMs, ...callIds));
+    const [deadline, ...states] = await fenced(this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, ...callIds));
     return { deadlineMs: Number(deadline), decisions: states.map((state) => (state === 'pending' ? undefined : (JSON.parse(state!) as ApprovalDecision))) };
   }
 
   /** Web: records a decision; 'not_pending' when the call waits for none, 'all_decided' when the caller should wake the run. */
   async decide(run: RunRef, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'all_decided'> {
-    const result = await this.redis.decideApproval(this.keys.runApprovals(run.id), callId, JSON.stringify(decision));
+    const result = await this.redis.decideApproval(this.keys.runApprovals(run), callId, JSON.stringify(decision));
     return result === 0 ? 'not_pending' : result === 2 ? 'all_decided' : 'recorded';
   }
 
   /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
   async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
     const k = this.holdKeys(run);
-    return (await this.redis.parkRun(this.keys.runApprovals(run.id), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds)) === 1;
+    return (await this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds)) === 1;
   }
 
   /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
   async shouldWake(run: RunRef): Promise<boolean> {
-    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run.id)).exists(this.keys.runCancel(run.id)).exec();
+    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run)).exists(this.keys.runCancel(run)).exec();
     const [[, approvals], [, cancel]] = replies as [[Error | null, Record<string, string>], [Error | null, number]];
     if (cancel === 1) return true;
     const calls = Object.entries(approvals ?? {}).filter(([field]) => field.startsWith('call:'));
@@ -188,7 +189,7 @@ export class RunLease {
 
   /** The run's last event (its id and type), if its stream is still kept. */
   async lastEvent(run: RunRef): Promise<{ id: string; type: string } | undefined> {
-    const [entry] = await this.redis.xrevrange(this.keys.runEvents(run.id), '+', '-', 'COUNT', 1);
+    const [entry] = await this.redis.xrevrange(this.keys.runEvents(run), '+', '-', 'COUNT', 1);
     if (!entry) return undefined;
     const [id, fields] = entry;
     return { id, type: fields[fields.indexOf('type') + 1] ?? '' };
@@ -196,26 +197,26 @@ export class RunLease {
 
   /** Whether the run's stream is still kept (it expires `streamTtlSeconds` after `done`). */
   async streamExists(run: RunRef): Promise<boolean> {
-    return (await this.redis.exists(this.keys.runEvents(run.id))) === 1;
+    return (await this.redis.exists(this.keys.runEvents(run))) === 1;
   }
 
   /** Web: drops the stream of a run that could not be queued. */
   async discardStream(run: RunRef): Promise<void> {
-    await this.redis.del(this.keys.runEvents(run.id));
+    await this.redis.del(this.keys.runEvents(run));
   }
 
   private holdKeys(run: RunRef) {
     return {
-      active: this.keys.conversationActive(run.conversationId),
+      active: this.keys.conversationActive(run.userId, run.conversationId),
       userRuns: this.keys.userActiveRuns(run.userId),
-      cancel: this.keys.runCancel(run.id),
-      injects: this.keys.conversationInjects(run.conversationId),
+      cancel: this.keys.runCancel(run),
+      injects: this.keys.conversationInjects(run.userId, run.conversationId),
     };
   }
 
   private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<number> {
     const k = this.holdKeys(run);
-    return fenced(this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run.id), run.id, honourCancel, owner));
+    return fenced(this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), run.id, honourCancel, owner));
   }
 }
 

@@ -1,0 +1,168 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { freePort } from './redis-server.js';
+
+const run = promisify(execFile);
+const NODES = 3;
+const READY_TIMEOUT_MS = 15_000;
+
+/** One master of the throwaway cluster: its client port and its cluster-bus port (both free on 127.0.0.1). */
+interface ClusterNode {
+  port: number;
+  busPort: number;
+  process?: ChildProcess;
+}
+
+/**
+ * A throwaway Redis Cluster of three `redis-server` masters on 127.0.0.1 (no replicas), each with an
+ * append-only file synced on every write, so a node can be stopped and started again without a failover:
+ * it comes back with its node id, its slots and its keys. The other masters keep serving their slots
+ * meanwhile (cluster-require-full-coverage no).
+ */
+export class ThrowawayRedisCluster {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'ap-redis-cluster-'));
+
+  private constructor(readonly nodes: ClusterNode[]) {}
+
+  /** Starts one; ports are picked free but may be taken before redis-server binds them: then again, on new ports. */
+  static async start(attempts = 3): Promise<ThrowawayRedisCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ThrowawayRedisCluster.startOnce();
+      } catch (err) {
+        if (attempt >= attempts) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(): Promise<ThrowawayRedisCluster> {
+    const nodes: ClusterNode[] = [];
+    for (let i = 0; i < NODES; i++) nodes.push({ port: await freePort(), busPort: await freePort() });
+    const cluster = new ThrowawayRedisCluster(nodes);
+    try {
+      await Promise.all(nodes.map((node) => cluster.launch(node)));
+      await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes']);
+      await cluster.waitUntilServing();
+    } catch (err) {
+      await cluster.destroy();
+      throw err;
+    }
+    return cluster;
+  }
+
+  /** REDIS_CLUSTER_NODES for the processes. */
+  get nodeList(): string {
+    return this.nodes.map((n) => `127.0.0.1:${n.port}`).join(',');
+  }
+
+  /** The node serving a key's slot. */
+  async nodeOf(key: string): Promise<number> {
+    const client = new Redis(this.nodes[0]!.port, '127.0.0.1');
+    try {
+      const slot = (await client.cluster('KEYSLOT', key)) as number;
+      const ranges = (await client.cluster('SLOTS')) as [number, number, [string, number]][];
+      const [, , [, port]] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+      return port;
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  /** SIGTERM one node: it flushes its append-only file and exits; its slots are unavailable until `resume`. */
+  async stopNode(port: number): Promise<void> {
+    const child = this.node(port).process;
+    if (!child || child.exitCode !== null) return;
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+  }
+
+  async resumeNode(port: number): Promise<void> {
+    await this.launch(this.node(port));
+    await this.waitUntilServing();
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => this.stopNode(n.port)));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private node(port: number): ClusterNode {
+    const node = this.nodes.find((n) => n.port === port);
+    if (!node) throw new Error(`no cluster node on port ${port}`);
+    return node;
+  }
+
+  private async launch(node: ClusterNode): Promise<void> {
+    node.process = spawn(
+      'redis-server',
+      [
+        '--port', String(node.port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', String(node.busPort),
+        '--cluster-config-file', `nodes-${node.port}.conf`, '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no',
+        '--save', '', '--appendonly', 'yes', '--appendfilename', `appendonly-${node.port}.aof`, '--appenddirname', `aof-${node.port}`,
+        '--appendfsync', 'always', '--dir', this.dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise<never>((_, reject) => node.process!.once('exit', (code) => reject(new Error(`redis-server on ${node.port} exited (${code})`))));
+    exited.catch(() => {});
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while ((await Promise.race([ping(node.port), exited])) !== 'PONG') {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${node.port} not answering after ${READY_TIMEOUT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Every node sees the cluster whole (each node states its view; a restarted one needs a moment to rejoin). */
+  private async waitUntilServing(): Promise<void> {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const states = await Promise.all(this.nodes.map((n) => clusterState(n.port)));
+      if (states.every((s) => s === 'ok')) return;
+      if (Date.now() > deadline) throw new Error(`cluster not ready after ${READY_TIMEOUT_MS} ms: ${states.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+async function ping(port: number): Promise<string> {
+  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await client.ping();
+  } catch {
+    return 'down';
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function clusterState(port: number): Promise<string> {
+  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const info = (await client.cluster('INFO')) as string;
+    return /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
+  } catch {
+    return 'down';
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** The Redis deployments the run protocol's end-to-end suites run against. */
+export const REDIS_MODES = ['single', 'cluster'] as const;
+export type RedisMode = (typeof REDIS_MODES)[number];
+
+/** Environment for a stack on the run's shared single Redis or its shared three-node cluster. */
+export function redisEnv(mode: RedisMode): Record<string, string> {
+  return mode === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes') } : {};
+}
