@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   connectors: () => import('./connectors.js'),
   admin: () => import('./admin.js'),
   webhooks: () => import('./webhooks.js'),
+  scale: () => import('./scale.js'),
 };
 
 const name = process.argv[2];

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createParser } from 'eventsource-parser';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/shared/run-lease.js';
@@ -7,7 +6,7 @@ import { workerServices } from '../workers/assembly.js';
 import { WorkerLifecycle } from '../workers/run-control.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
-import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, percentile, round, spawnProcess, stop, timedRun, type Timing } from './support.js';
 import { run as runGateway } from './runs-gateway.js';
 
 /**
@@ -20,27 +19,6 @@ const SEQUENTIAL = 500;
 const CONCURRENT_CLIENTS = 50;
 const THROUGHPUT_RUNS = 3000;
 const STREAM_STEPS = [0, 1000, 5000];
-
-interface Timing {
-  firstToken: number;
-  done: number;
-}
-
-async function timedRun(url: string, key: string, q: string): Promise<Timing> {
-  const started = performance.now();
-  const timing: Timing = { firstToken: NaN, done: NaN };
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
-  const parser = createParser({
-    onEvent: (e) => {
-      if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
-      if (e.event === 'done') timing.done = performance.now() - started;
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (Number.isNaN(timing.done)) throw new Error(`run ended without done (${res.status})`);
-  return timing;
-}
 
 /** The same executor, called directly: no HTTP, no queue, no relay. */
 class TimingLease extends RunLease {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-cluster.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Reading, rejoining and cancelling runs, the per-user cap and the crash limit, through built

@@ -3,7 +3,8 @@ import { inject } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { ThrowawayRedis } from './support/redis-server.js';
-import { REDIS_MODES, redisEnv, ThrowawayRedisCluster, type RedisMode } from './support/redis-cluster.js';
+import { ThrowawayRedisCluster } from './support/redis-cluster.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { politely } from './support/retry.js';
 

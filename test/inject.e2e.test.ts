@@ -4,7 +4,7 @@ import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { politely } from './support/retry.js';
 import { Queue } from 'bullmq';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-cluster.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Inject per spec and DESIGN §5, against built processes on a single Redis and on a three-node

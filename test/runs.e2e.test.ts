@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from 'ioredis';
 import { startStack, type Stack } from './support/stack.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-cluster.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { EVENT_TYPES } from '../src/shared/events.js';
 

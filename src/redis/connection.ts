@@ -47,9 +47,15 @@ export function clusterOptions(config: Config['redis'], role: RedisRole, name: s
     enableAutoPipelining,
     enableOfflineQueue,
     shardedSubscribers: role === 'subscriber',
-    // A command for a slot whose node is restarting waits this long between tries (maxRedirections of them).
-    retryDelayOnClusterDown: 200,
-    retryDelayOnTryAgain: 200,
+    // A sharded subscriber whose node restarted is replaced on a slots refresh; refresh regularly so
+    // one that failed while the node was down is retried once it is back.
+    ...(role === 'subscriber' && { slotsRefreshInterval: 2000 }),
+    // A command whose node's connection closed is tried again (16 times at most, or 8 on the web
+    // tier, which fails fast): the web answers 503 within half a second, the rest ride out a node's
+    // restart of about five seconds (then a worker hands its run back, as for a single Redis's outage).
+    retryDelayOnFailover: role === 'web-commands' ? 50 : 300,
+    maxRedirections: role === 'web-commands' ? 8 : 16,
+    retryDelayOnClusterDown: 300,
   };
 }
 

@@ -44,8 +44,16 @@ export interface ScriptCommands {
 export type RedisClient = Redis | Cluster;
 export type ScriptedRedis = RedisClient & ScriptCommands;
 
-/** Registers every script on a connection (on a cluster, EVALSHA falls back to EVAL on a node that lacks it). */
+/** Registers every script on a connection (EVALSHA, falling back to EVAL on a socket that lacks the script). */
 export function withScripts(redis: RedisClient): ScriptedRedis {
   for (const { name, numberOfKeys, lua } of scriptDefinitions()) redis.defineCommand(name, { numberOfKeys, lua });
   return redis as ScriptedRedis;
 }
+
+/**
+ * ioredis sends a script as EVAL the first time it goes down a socket and as EVALSHA after,
+ * falling back to EVAL on NOSCRIPT; but a command that a cluster re-sends after a node restarted
+ * loses that fallback and fails with NOSCRIPT (the restarted node has no scripts). Such a call is
+ * made once more: by then ioredis knows the socket lacks the script.
+ */
+export const isNoScript = (err: unknown) => err instanceof Error && err.message.startsWith('NOSCRIPT');

@@ -4,12 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
 import { freePort } from './redis-server.js';
 
 const run = promisify(execFile);
 const NODES = 3;
 const READY_TIMEOUT_MS = 15_000;
+
+export interface ClusterOptions {
+  /** Append-only file synced on every write (default), so a node survives its restart; off for benchmarks. */
+  durable?: boolean;
+}
 
 /** One master of the throwaway cluster: its client port and its cluster-bus port (both free on 127.0.0.1). */
 interface ClusterNode {
@@ -27,23 +31,26 @@ interface ClusterNode {
 export class ThrowawayRedisCluster {
   private readonly dir = mkdtempSync(join(tmpdir(), 'ap-redis-cluster-'));
 
-  private constructor(readonly nodes: ClusterNode[]) {}
+  private constructor(
+    readonly nodes: ClusterNode[],
+    private readonly durable: boolean,
+  ) {}
 
   /** Starts one; ports are picked free but may be taken before redis-server binds them: then again, on new ports. */
-  static async start(attempts = 3): Promise<ThrowawayRedisCluster> {
+  static async start(options: ClusterOptions = {}, attempts = 3): Promise<ThrowawayRedisCluster> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await ThrowawayRedisCluster.startOnce();
+        return await ThrowawayRedisCluster.startOnce(options.durable ?? true);
       } catch (err) {
         if (attempt >= attempts) throw err;
       }
     }
   }
 
-  private static async startOnce(): Promise<ThrowawayRedisCluster> {
+  private static async startOnce(durable: boolean): Promise<ThrowawayRedisCluster> {
     const nodes: ClusterNode[] = [];
     for (let i = 0; i < NODES; i++) nodes.push({ port: await freePort(), busPort: await freePort() });
-    const cluster = new ThrowawayRedisCluster(nodes);
+    const cluster = new ThrowawayRedisCluster(nodes, durable);
     try {
       await Promise.all(nodes.map((node) => cluster.launch(node)));
       await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-yes']);
@@ -65,9 +72,9 @@ export class ThrowawayRedisCluster {
     const client = new Redis(this.nodes[0]!.port, '127.0.0.1');
     try {
       const slot = (await client.cluster('KEYSLOT', key)) as number;
-      const ranges = (await client.cluster('SLOTS')) as [number, number, [string, number]][];
-      const [, , [, port]] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
-      return port;
+      const ranges = await client.cluster('SLOTS');
+      const [, , master] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+      return master![1];
     } finally {
       client.disconnect();
     }
@@ -105,8 +112,8 @@ export class ThrowawayRedisCluster {
       [
         '--port', String(node.port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', String(node.busPort),
         '--cluster-config-file', `nodes-${node.port}.conf`, '--cluster-node-timeout', '2000', '--cluster-require-full-coverage', 'no',
-        '--save', '', '--appendonly', 'yes', '--appendfilename', `appendonly-${node.port}.aof`, '--appenddirname', `aof-${node.port}`,
-        '--appendfsync', 'always', '--dir', this.dir,
+        '--save', '', '--dir', this.dir,
+        ...(this.durable ? ['--appendonly', 'yes', '--appendfilename', `appendonly-${node.port}.aof`, '--appenddirname', `aof-${node.port}`, '--appendfsync', 'always'] : []),
       ],
       { stdio: 'ignore' },
     );
@@ -156,13 +163,4 @@ async function clusterState(port: number): Promise<string> {
   } finally {
     client.disconnect();
   }
-}
-
-/** The Redis deployments the run protocol's end-to-end suites run against. */
-export const REDIS_MODES = ['single', 'cluster'] as const;
-export type RedisMode = (typeof REDIS_MODES)[number];
-
-/** Environment for a stack on the run's shared single Redis or its shared three-node cluster. */
-export function redisEnv(mode: RedisMode): Record<string, string> {
-  return mode === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes') } : {};
 }
