@@ -108,7 +108,7 @@ export async function run() {
   try {
     const users = await Promise.all(Array.from({ length: USERS }, (_, i) => bench.user(`scale-${i}@example.test`)));
     const keys = users.map((u) => u.key);
-    const common = { LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', RUNS_PER_USER_LIMIT: '100000' };
+    const common = { LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
     const singleEnv = { ...bench.env, ...common, REDIS_URL: bench.config.redis.url };
     const onCluster = { ...clusterEnv, ...common };
     await clusterClient.cluster('INFO');
