@@ -162,7 +162,7 @@ export async function run() {
       await identity.models.Conversation.query().insert({ id: conversationId, user_id: user.id, agent_id: agent.id });
       await identity.models.Run.query().insert({ id: runId, user_id: user.id, conversation_id: conversationId, agent_id: agent.id, mode: 'react', status: 'queued', query });
       await identity.models.Message.query().insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: query });
-      await bench.redis.set(identity.keys.conversationActive(conversationId), runId);
+      await bench.redis.set(identity.keys.conversationActive(user.id, conversationId), runId);
       const cancel = new AbortController();
       await executor.execute({ runId, conversationId, userId: user.id, attempt: 1, crashes: 0 }, cancel, lifecycle.controlFor(cancel));
       // The first run warms up (and lists the tools, opening its session before its first call): not counted.

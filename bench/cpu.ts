@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../src/shared/redis-scripts.js';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 

@@ -65,7 +65,7 @@ export async function run() {
     }
     const seconds = (performance.now() - started) / 1000;
     // Index cells are trained by the ingestion jobs themselves: wait until the last job is done.
-    const ingestQueue = new Queue(INGEST_QUEUE, { connection: bench.redis, prefix: bench.identity.keys.bullPrefix });
+    const ingestQueue = new Queue(INGEST_QUEUE, { connection: bench.redis, prefix: bench.identity.keys.bullPrefix(INGEST_QUEUE) });
     while (Object.values(await ingestQueue.getJobCounts('active', 'waiting', 'delayed')).some((n) => n > 0)) await new Promise((resolve) => setTimeout(resolve, 250));
     const totalSeconds = (performance.now() - started) / 1000;
     const trained = await bench.knex('knowledge_bases').select('ann_trained_chunks').where({ id: kb.id }).first();

@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   admin: () => import('./admin.js'),
   webhooks: () => import('./webhooks.js'),
   capacity: () => import('./capacity.js'),
+  scale: () => import('./scale.js'),
 };
 
 const name = process.argv[2];

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createParser } from 'eventsource-parser';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/shared/run-lease.js';
@@ -8,7 +7,7 @@ import { WorkerLifecycle } from '../workers/run-control.js';
 import { RunExecutor } from '../workers/executor.js';
 import { LocalModel } from '../workers/models/local.js';
 import type { ChildProcess } from 'node:child_process';
-import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, ROUND_ORDERS, round, spawnProcess, stop, type Features } from './support.js';
+import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, ROUND_ORDERS, round, spawnProcess, stop, timedRun, type Features, type Timing } from './support.js';
 import { run as runGateway } from './runs-gateway.js';
 
 /**
@@ -22,27 +21,6 @@ const SEQUENTIAL = 500;
 const CONCURRENT_CLIENTS = 50;
 const THROUGHPUT_RUNS = 3000;
 const STREAM_STEPS = [0, 1000, 5000];
-
-interface Timing {
-  firstToken: number;
-  done: number;
-}
-
-async function timedRun(url: string, key: string, q: string): Promise<Timing> {
-  const started = performance.now();
-  const timing: Timing = { firstToken: NaN, done: NaN };
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: JSON.stringify({ q }) });
-  const parser = createParser({
-    onEvent: (e) => {
-      if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
-      if (e.event === 'done') timing.done = performance.now() - started;
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (Number.isNaN(timing.done)) throw new Error(`run ended without done (${res.status})`);
-  return timing;
-}
 
 /** The same executor, called directly: no HTTP, no queue, no relay. */
 class TimingLease extends RunLease {
@@ -102,7 +80,7 @@ async function runLocal() {
       await identity.models.Conversation.query().insert({ id: conversationId, user_id: user.id });
       await identity.models.Run.query().insert({ id: runId, user_id: user.id, conversation_id: conversationId, mode: 'react', status: 'queued', query: `What is ${i}*7?` });
       await identity.models.Message.query().insert({ id: randomUUID(), conversation_id: conversationId, run_id: runId, role: 'user', content: `What is ${i}*7?` });
-      await redis.set(keys.conversationActive(conversationId), runId);
+      await redis.set(keys.conversationActive(user.id, conversationId), runId);
       const started = performance.now();
       const cancel = new AbortController();
       await executor.execute({ runId, conversationId, userId: user.id, attempt: 1, crashes: 0 }, cancel, lifecycle.controlFor(cancel));

@@ -124,3 +124,25 @@ export const ROUND_ORDERS: Features[][] = [
   ['on', 'off'],
 ];
 export const featureLabel = (features: Features) => `metrics+CORS ${features}`;
+
+export interface Timing {
+  firstToken: number;
+  done: number;
+}
+
+/** POSTs a run (`/api/react`) and times its first `token` and its `done` (ms); fails when the stream ends without `done`. */
+export async function timedRun(url: string, key: string, q: string): Promise<Timing> {
+  const started = performance.now();
+  const timing: Timing = { firstToken: NaN, done: NaN };
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: JSON.stringify({ q }) });
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
+      if (e.event === 'done') timing.done = performance.now() - started;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  if (Number.isNaN(timing.done)) throw new Error(`run ended without done (${res.status})`);
+  return timing;
+}

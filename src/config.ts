@@ -47,6 +47,16 @@ const EnvSchema = v.object({
   DATABASE_URL: v.optional(url(['postgres', 'postgresql']), 'postgres://postgres@127.0.0.1:5432/agent_platform'),
   REDIS_URL: v.optional(url(['redis', 'rediss']), 'redis://127.0.0.1:6379'),
   REDIS_TLS_REJECT_UNAUTHORIZED: v.optional(v.picklist(['true', 'false']), 'true'),
+  REDIS_CLUSTER_NODES: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\s*[A-Za-z0-9_.-]+:\d{1,5}\s*(,\s*[A-Za-z0-9_.-]+:\d{1,5}\s*){0,63}$/, 'must be comma-separated host:port pairs (at most 64)'),
+      v.transform((s) => s.split(',').map((node) => {
+        const [host, port] = node.trim().split(':') as [string, string];
+        return { host, port: Number(port) };
+      })),
+    ),
+  ),
   REDIS_KEY_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 of [A-Za-z0-9_:.-]')), 'ap:'),
   JWT_SECRET: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   ENCRYPTION_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
@@ -126,7 +136,11 @@ export interface Config {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   databaseUrl: string;
-  redis: { url: string; tlsRejectUnauthorized: boolean; keyPrefix: string };
+  /**
+   * `clusterNodes` (REDIS_CLUSTER_NODES) switches every process to a Redis Cluster (DESIGN §13): the
+   * nodes to discover it from; REDIS_URL then only supplies credentials and TLS (rediss://).
+   */
+  redis: { url: string; tlsRejectUnauthorized: boolean; keyPrefix: string; clusterNodes: { host: string; port: number }[] };
   jwt: { secret: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number };
   encryptionKey: string;
   /** The key before the last rotation: still opens sealed values until `agentctl secrets:rotate` has re-sealed them. */
@@ -233,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       url: e.REDIS_URL,
       tlsRejectUnauthorized: e.REDIS_TLS_REJECT_UNAUTHORIZED === 'true',
       keyPrefix: e.REDIS_KEY_PREFIX,
+      clusterNodes: e.REDIS_CLUSTER_NODES ?? [],
     },
     jwt: {
       secret: required('JWT_SECRET', DEV_JWT_SECRET),

@@ -15,7 +15,7 @@ for (const warning of config.warnings) logger.warn(warning);
 
 const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: config.databasePoolMax.web });
 const redis = createRedis(config.redis, 'web-commands', 'web');
-const subscriber = createRedis(config.redis, 'patient', 'web-subscriber');
+const subscriber = createRedis(config.redis, 'subscriber', 'web-subscriber');
 const reader = createRedis(config.redis, 'stream-reader', 'web-reader');
 const services = buildServices({ config, knex, redis, subscriber, reader, logger, metrics: new Metrics(config.metrics.enabled) });
 services.usage.start();

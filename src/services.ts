@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { bindModels } from './db/models.js';
 import { redisKeys, type ScriptedRedis } from './shared/redis-keys.js';
+import type { RedisClient } from './shared/redis-scripts.js';
 import { JwtService } from './auth/jwt.js';
 import { CredentialCache } from './auth/cache.js';
 import { UsageRecorder } from './auth/usage.js';
@@ -11,7 +12,6 @@ import { SessionService } from './auth/sessions.js';
 import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/throttle.js';
 import { ApiKeyService } from './auth/api-keys.js';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, type WebhookJob } from './shared/jobs.js';
 import { WebhookService } from './webhooks/service.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
@@ -44,9 +44,9 @@ export interface IdentityClients {
 
 export interface Clients extends IdentityClients {
   /** The shared subscriber (doorbells, credential invalidations). */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /** Reads run streams for the relay; waits out outages instead of failing fast. */
-  reader: Redis;
+  reader: RedisClient;
   /** The process's metrics; a fresh registry when absent (tests that do not scrape). */
   metrics?: Metrics;
 }
@@ -59,7 +59,7 @@ export interface ServiceOptions {
 export function buildIdentityServices(clients: IdentityClients, options: ServiceOptions = {}) {
   const { config, knex, redis, logger } = clients;
   const models = bindModels(knex);
-  const keys = redisKeys(config.redis.keyPrefix);
+  const keys = redisKeys(config.redis);
   const jwt = new JwtService(config.jwt);
   const cache = new CredentialCache(redis, keys.authInvalidationChannel);
   const usage = new UsageRecorder(knex, (err) => logger.warn({ err }, 'could not record API key usage'));
@@ -80,15 +80,15 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { knex, redis, subscriber, reader, logger } = clients;
   const { models, keys, lease, audit } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
-  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const conversations = new ConversationService(models);
   const runs = new RunService(models, conversations, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
-  const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
   const knowledge = new KnowledgeService(knex, models, ingestQueue);
   const sealer = new Sealer(clients.config.encryptionKey, clients.config.encryptionKeyPrevious);
-  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
   const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
   const connectors = new ConnectorService(knex, models, sealer, { outbound: clients.config.outbound, timeoutMs: clients.config.connectors.timeoutMs }, audit);
   const { model, outbound } = clients.config;

@@ -3,27 +3,36 @@ import { startStack, type Proc, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Tool approval (DESIGN §11) through built web and worker processes: a run waits for a person's
  * decision holding no worker, resumes from its checkpoint with no repeated event or tool call.
  */
+const stacks = {} as Record<RedisMode, Stack>;
 let stack: Stack;
 let quick: Stack;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
-  [stack, quick] = await Promise.all([
-    startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' } }),
+  const main = (mode: RedisMode) => startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', ...redisEnv(mode) } });
+  [stacks.single, stacks.cluster, quick] = await Promise.all([
+    main('single'),
+    main('cluster'),
     // Approvals time out after 2 s here.
     startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', APPROVAL_TIMEOUT_S: '2' } }),
   ]);
 });
 afterAll(async () => {
-  await Promise.all([stack.stop(), quick.stop()]);
+  await Promise.all([...Object.values(stacks).map((s) => s.stop()), quick.stop()]);
   await receiver.close();
 });
+
+/** The describe's tests act on the stack of that Redis mode. */
+const on = (mode: RedisMode) =>
+  beforeAll(() => {
+    stack = stacks[mode];
+  });
 
 const api = (on: Stack, key: string, method: string, path: string, body?: unknown) =>
   fetch(`${on.url}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then(async (res) => ({
@@ -64,98 +73,106 @@ function whenWaiting(on: Stack, decide: (runId: string, pending: ReceivedEvent[]
   return { onEvent, decided: () => decided, runId: () => runId, on };
 }
 
+describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
+  on(mode);
+
+  describe('a tool call waiting for approval', () => {
+    it('approve: the run waits (no worker, row waiting), then resumes and the tool runs once', async () => {
+      const { key, agentId } = await gatedAgent();
+      let rowWhileWaiting: { status: string } | undefined;
+      const flow = whenWaiting(stack, async (runId, pending) => {
+        // The row turns `waiting` right after the event that says so.
+        rowWhileWaiting = await eventually(async () => {
+          const row = await stack.knex('runs').where({ id: runId }).first();
+          return row.status === 'waiting' && row;
+        }, 'the row to say waiting');
+        expect(pending.map((e) => e.data)).toEqual([{ iteration: 1, call_id: 'call_1', name: 'calculator', arguments: { expression: '6*7' } }]);
+        const decision = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'approve' });
+        expect(decision.status).toBe(202);
+        expect(decision.body).toMatchObject({ run_id: runId, call_id: 'call_1', decision: 'approve' });
+      });
+      const res = await startRun(stack, key, { q: 'What is 6*7?', agent_id: agentId }, flow.onEvent);
+      await flow.decided();
+      expect(rowWhileWaiting).toMatchObject({ status: 'waiting' });
+      const types = res.events.map((e) => (e.type === 'status' ? `status:${e.data.status}` : e.type));
+      expect(types.slice(0, 6)).toEqual(['run', 'status:running', 'thought', 'approval_required', 'status:waiting', 'status:resumed']);
+      expect(types.slice(6, 8)).toEqual(['tool_call', 'tool_result']);
+      expect(ofType(res.events, 'tool_result')[0]!.data).toMatchObject({ output: 42, is_error: false });
+      expect(ofType(res.events, 'answer')[0]!.data.content).toContain('42');
+      expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+      expectNoRepeats(res.events);
+      // A decision made already, or for a call never asked about, is refused.
+      expect((await api(stack, key, 'POST', `/api/runs/${flow.runId()}/approvals`, { call_id: 'call_1', decision: 'reject' })).status).toBe(409);
+    });
+
+    it('reject: the model reads an error result with the message, and answers', async () => {
+      const { key, agentId } = await gatedAgent(stack, 'always');
+      const flow = whenWaiting(stack, async (runId) => {
+        expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_9', decision: 'approve' })).status).toBe(409);
+        expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'reject', message: 'not today' })).status).toBe(202);
+      });
+      const res = await startRun(stack, key, { q: 'What is 2+2?', agent_id: agentId }, flow.onEvent);
+      expect(ofType(res.events, 'tool_result')[0]!.data).toMatchObject({ output: 'rejected: not today', is_error: true });
+      expect(ofType(res.events, 'answer')[0]!.data.content).toContain('rejected: not today');
+      expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+      expectNoRepeats(res.events);
+    });
+
+    it('several calls at once (a DAG wave): the run resumes only when every one is decided', async () => {
+      const { key, agentId } = await gatedAgent();
+      const flow = whenWaiting(stack, async (runId, pending) => {
+        const ids = pending.map((e) => (e.data as { call_id: string }).call_id).sort();
+        expect(ids).toEqual(['q1/call_1', 'q2/call_1']);
+        const first = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: ids[0], decision: 'approve' });
+        expect(first.body.status).toBe('recorded');
+        await eventually(async () => (await stack.knex('runs').where({ id: runId }).first()).status === 'waiting', 'the row to say waiting');
+        const last = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: ids[1], decision: 'approve' });
+        expect(last.body.status).toBe('resuming');
+      });
+      const res = await startRun(stack, key, { q: 'What is 2+3 and what is 4*5?', agent_id: agentId }, flow.onEvent, 'dag');
+      const answer = ofType(res.events, 'answer')[0]!.data.content;
+      expect(answer).toContain('5');
+      expect(answer).toContain('20');
+      expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+      expectNoRepeats(res.events);
+    });
+
+    it('injects while waiting are accepted and absorbed when it resumes; it leaves the per-user cap meanwhile', async () => {
+      const { key, agentId } = await gatedAgent();
+      const flow = whenWaiting(stack, async (runId) => {
+        const { conversation_id: conversationId, user_id: userId } = await stack.knex('runs').where({ id: runId }).first();
+        // A parked run does not count toward RUNS_PER_USER_LIMIT (it leaves the cap once its job is delayed).
+        const capped = stack.identity.keys.userActiveRuns(userId);
+        await eventually(async () => (await stack.redis.zscore(capped, runId)) === null, 'the run to leave the cap');
+        expect((await api(stack, key, 'POST', '/api/chat/inject', { conversation_id: conversationId, content: 'and say thanks' })).status).toBe(200);
+        expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'approve' })).status).toBe(202);
+      });
+      const res = await startRun(stack, key, { q: 'What is 3*3?', agent_id: agentId }, flow.onEvent);
+      expect(ofType(res.events, 'injected').map((e) => e.data.content)).toEqual(['and say thanks']);
+      const answer = ofType(res.events, 'answer')[0]!.data.content;
+      expect(answer).toContain('9');
+      expect(answer).toContain('"and say thanks"');
+      expectNoRepeats(res.events);
+    });
+
+    it('cancel while waiting ends it at once: done cancelled, conversation freed', async () => {
+      const { key, agentId } = await gatedAgent();
+      const flow = whenWaiting(stack, async (runId) => {
+        expect((await api(stack, key, 'POST', `/api/runs/${runId}/cancel`)).status).toBe(202);
+      });
+      const res = await startRun(stack, key, { q: 'What is 8*8?', agent_id: agentId }, flow.onEvent);
+      expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
+      expect(ofType(res.events, 'tool_call')).toHaveLength(0);
+      expect((await stack.knex('runs').where({ id: flow.runId() }).first()).status).toBe('cancelled');
+      expect((await api(stack, key, 'POST', `/api/runs/${flow.runId()}/approvals`, { call_id: 'call_1', decision: 'approve' })).status).toBe(409);
+      const again = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi', conversation_id: res.headers.get('x-conversation-id') } });
+      expect(again.status).toBe(200);
+    });
+  });
+});
+
 describe('a tool call waiting for approval', () => {
-  it('approve: the run waits (no worker, row waiting), then resumes and the tool runs once', async () => {
-    const { key, agentId } = await gatedAgent();
-    let rowWhileWaiting: { status: string } | undefined;
-    const flow = whenWaiting(stack, async (runId, pending) => {
-      // The row turns `waiting` right after the event that says so.
-      rowWhileWaiting = await eventually(async () => {
-        const row = await stack.knex('runs').where({ id: runId }).first();
-        return row.status === 'waiting' && row;
-      }, 'the row to say waiting');
-      expect(pending.map((e) => e.data)).toEqual([{ iteration: 1, call_id: 'call_1', name: 'calculator', arguments: { expression: '6*7' } }]);
-      const decision = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'approve' });
-      expect(decision.status).toBe(202);
-      expect(decision.body).toMatchObject({ run_id: runId, call_id: 'call_1', decision: 'approve' });
-    });
-    const res = await startRun(stack, key, { q: 'What is 6*7?', agent_id: agentId }, flow.onEvent);
-    await flow.decided();
-    expect(rowWhileWaiting).toMatchObject({ status: 'waiting' });
-    const types = res.events.map((e) => (e.type === 'status' ? `status:${e.data.status}` : e.type));
-    expect(types.slice(0, 6)).toEqual(['run', 'status:running', 'thought', 'approval_required', 'status:waiting', 'status:resumed']);
-    expect(types.slice(6, 8)).toEqual(['tool_call', 'tool_result']);
-    expect(ofType(res.events, 'tool_result')[0]!.data).toMatchObject({ output: 42, is_error: false });
-    expect(ofType(res.events, 'answer')[0]!.data.content).toContain('42');
-    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
-    expectNoRepeats(res.events);
-    // A decision made already, or for a call never asked about, is refused.
-    expect((await api(stack, key, 'POST', `/api/runs/${flow.runId()}/approvals`, { call_id: 'call_1', decision: 'reject' })).status).toBe(409);
-  });
-
-  it('reject: the model reads an error result with the message, and answers', async () => {
-    const { key, agentId } = await gatedAgent(stack, 'always');
-    const flow = whenWaiting(stack, async (runId) => {
-      expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_9', decision: 'approve' })).status).toBe(409);
-      expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'reject', message: 'not today' })).status).toBe(202);
-    });
-    const res = await startRun(stack, key, { q: 'What is 2+2?', agent_id: agentId }, flow.onEvent);
-    expect(ofType(res.events, 'tool_result')[0]!.data).toMatchObject({ output: 'rejected: not today', is_error: true });
-    expect(ofType(res.events, 'answer')[0]!.data.content).toContain('rejected: not today');
-    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
-    expectNoRepeats(res.events);
-  });
-
-  it('several calls at once (a DAG wave): the run resumes only when every one is decided', async () => {
-    const { key, agentId } = await gatedAgent();
-    const flow = whenWaiting(stack, async (runId, pending) => {
-      const ids = pending.map((e) => (e.data as { call_id: string }).call_id).sort();
-      expect(ids).toEqual(['q1/call_1', 'q2/call_1']);
-      const first = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: ids[0], decision: 'approve' });
-      expect(first.body.status).toBe('recorded');
-      await eventually(async () => (await stack.knex('runs').where({ id: runId }).first()).status === 'waiting', 'the row to say waiting');
-      const last = await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: ids[1], decision: 'approve' });
-      expect(last.body.status).toBe('resuming');
-    });
-    const res = await startRun(stack, key, { q: 'What is 2+3 and what is 4*5?', agent_id: agentId }, flow.onEvent, 'dag');
-    const answer = ofType(res.events, 'answer')[0]!.data.content;
-    expect(answer).toContain('5');
-    expect(answer).toContain('20');
-    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
-    expectNoRepeats(res.events);
-  });
-
-  it('injects while waiting are accepted and absorbed when it resumes; it leaves the per-user cap meanwhile', async () => {
-    const { key, agentId } = await gatedAgent();
-    const flow = whenWaiting(stack, async (runId) => {
-      const { conversation_id: conversationId, user_id: userId } = await stack.knex('runs').where({ id: runId }).first();
-      // A parked run does not count toward RUNS_PER_USER_LIMIT (it leaves the cap once its job is delayed).
-      const capped = redisKeys(stack.env.REDIS_KEY_PREFIX!).userActiveRuns(userId);
-      await eventually(async () => (await stack.redis.zscore(capped, runId)) === null, 'the run to leave the cap');
-      expect((await api(stack, key, 'POST', '/api/chat/inject', { conversation_id: conversationId, content: 'and say thanks' })).status).toBe(200);
-      expect((await api(stack, key, 'POST', `/api/runs/${runId}/approvals`, { call_id: 'call_1', decision: 'approve' })).status).toBe(202);
-    });
-    const res = await startRun(stack, key, { q: 'What is 3*3?', agent_id: agentId }, flow.onEvent);
-    expect(ofType(res.events, 'injected').map((e) => e.data.content)).toEqual(['and say thanks']);
-    const answer = ofType(res.events, 'answer')[0]!.data.content;
-    expect(answer).toContain('9');
-    expect(answer).toContain('"and say thanks"');
-    expectNoRepeats(res.events);
-  });
-
-  it('cancel while waiting ends it at once: done cancelled, conversation freed', async () => {
-    const { key, agentId } = await gatedAgent();
-    const flow = whenWaiting(stack, async (runId) => {
-      expect((await api(stack, key, 'POST', `/api/runs/${runId}/cancel`)).status).toBe(202);
-    });
-    const res = await startRun(stack, key, { q: 'What is 8*8?', agent_id: agentId }, flow.onEvent);
-    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
-    expect(ofType(res.events, 'tool_call')).toHaveLength(0);
-    expect((await stack.knex('runs').where({ id: flow.runId() }).first()).status).toBe('cancelled');
-    expect((await api(stack, key, 'POST', `/api/runs/${flow.runId()}/approvals`, { call_id: 'call_1', decision: 'approve' })).status).toBe(409);
-    const again = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi', conversation_id: res.headers.get('x-conversation-id') } });
-    expect(again.status).toBe(200);
-  });
+  on('single');
 
   it('a decision that never comes: APPROVAL_TIMEOUT_S ends the run with approval_timeout', async () => {
     const { key, agentId } = await gatedAgent(quick);
@@ -195,6 +212,7 @@ describe('a tool call waiting for approval', () => {
 });
 
 describe('workers dying around a decision', () => {
+  on('single');
   /** How many times the run's tool ran, by the workers' logs. */
   const toolRuns = (runId: string) => stack.workers.flatMap((w) => w.output.join('').split('\n')).filter((line) => line.includes(runId) && line.includes('"msg":"tool executed"')).length;
 

@@ -1,19 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
+import { RUN_QUEUE } from '../src/shared/jobs.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 
-/** Reading, rejoining and cancelling runs, the per-user cap and the crash limit, through built processes. */
+/**
+ * Reading, rejoining and cancelling runs, the per-user cap and the crash limit, through built
+ * processes; rejoining and cancelling on a single Redis and on a three-node cluster.
+ */
+const stacks = {} as Record<RedisMode, { stack: Stack; key: string; otherKey: string }>;
 let stack: Stack;
 let key: string;
 let otherKey: string;
 beforeAll(async () => {
-  // Slow tokens, so a run is still streaming when the test acts on it.
-  stack = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '40' } });
-  ({ key } = await stack.user());
-  ({ key: otherKey } = await stack.user());
+  await Promise.all(
+    REDIS_MODES.map(async (mode) => {
+      // Slow tokens, so a run is still streaming when the test acts on it.
+      const started = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '40', ...redisEnv(mode) } });
+      stacks[mode] = { stack: started, key: (await started.user()).key, otherKey: (await started.user()).key };
+    }),
+  );
 });
-afterAll(() => stack.stop());
+afterAll(() => Promise.all(Object.values(stacks).map(({ stack }) => stack.stop())));
+
+/** The describe's tests act on the stack of that Redis mode. */
+const on = (mode: RedisMode) =>
+  beforeAll(() => {
+    ({ stack, key, otherKey } = stacks[mode]);
+  });
 
 const call = (method: string, path: string, token: string, headers: Record<string, string> = {}) =>
   fetch(`${stack.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers } }).then(async (res) => ({
@@ -28,6 +42,7 @@ const events = (runId: string, token: string, headers: Record<string, string> = 
 const ids = (list: ReceivedEvent[]) => list.map((e) => e.id);
 
 describe('GET /api/runs/{id}', () => {
+  on('single');
   it('reads the run for its owner; 404 for anyone else; 422 for a malformed id', async () => {
     const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 6*7?' } });
     const runId = res.headers.get('x-run-id')!;
@@ -46,6 +61,7 @@ describe('GET /api/runs/{id}', () => {
 });
 
 describe('GET /api/runs/{id}/events', () => {
+  on('single');
   it('replays a finished run from the start, after Last-Event-ID, or after ?after=', async () => {
     const live = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 3*3?' } });
     const runId = live.headers.get('x-run-id')!;
@@ -59,42 +75,108 @@ describe('GET /api/runs/{id}/events', () => {
     const after = await events(runId, key, {}, `?after=${live.events[cut]!.id}`);
     expect(ids(after.events)).toEqual(ids(live.events.slice(cut + 1)));
   });
+});
 
-  it('joins a run mid-stream and continues live to done, exactly once per event', async () => {
-    let runId = '';
-    let joined: Promise<Awaited<ReturnType<typeof events>>> | undefined;
-    const live = await stream(`${stack.url}/api/react`, {
-      token: key,
-      body: { q: 'What is 5*5?' },
-      onEvent: (e) => {
-        if (e.type === 'run') runId = e.data.run_id;
-        if (e.type === 'token' && !joined) joined = events(runId, key, { 'Last-Event-ID': e.id });
-      },
+describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
+  on(mode);
+
+  describe('GET /api/runs/{id}/events', () => {
+    it('joins a run mid-stream and continues live to done, exactly once per event', async () => {
+      let runId = '';
+      let joined: Promise<Awaited<ReturnType<typeof events>>> | undefined;
+      const live = await stream(`${stack.url}/api/react`, {
+        token: key,
+        body: { q: 'What is 5*5?' },
+        onEvent: (e) => {
+          if (e.type === 'run') runId = e.data.run_id;
+          if (e.type === 'token' && !joined) joined = events(runId, key, { 'Last-Event-ID': e.id });
+        },
+      });
+      const rest = await joined!;
+      const at = live.events.findIndex((e) => e.type === 'token');
+      expect(ids(rest.events)).toEqual(ids(live.events.slice(at + 1)));
+      expect(rest.events.at(-1)!.type).toBe('done');
     });
-    const rest = await joined!;
-    const at = live.events.findIndex((e) => e.type === 'token');
-    expect(ids(rest.events)).toEqual(ids(live.events.slice(at + 1)));
-    expect(rest.events.at(-1)!.type).toBe('done');
+
+    it('joins a queued run and follows it once a worker takes it', async () => {
+      const paused = await startStack({ workers: 0, env: redisEnv(mode) });
+      try {
+        const { key: pausedKey } = await paused.user();
+        const controller = new AbortController();
+        const first = stream(`${paused.url}/api/react`, { token: pausedKey, body: { q: 'What is 2*21?' }, signal: controller.signal, onEvent: () => controller.abort() });
+        const runId = (await first).headers.get('x-run-id')!;
+        expect((await call('GET', `/api/runs/${runId}`, key)).status).toBe(404);
+        const joined = stream(`${paused.url}/api/runs/${runId}/events`, { method: 'GET', token: pausedKey });
+        await paused.startWorker();
+        const result = await joined;
+        expect(result.events[0]!.type).toBe('run');
+        expect(ofType(result.events, 'answer')[0]!.data.content).toContain('42');
+        expect(result.events.at(-1)!.type).toBe('done');
+      } finally {
+        await paused.stop();
+      }
+    });
   });
 
-  it('joins a queued run and follows it once a worker takes it', async () => {
-    const paused = await startStack({ workers: 0 });
-    try {
-      const { key: pausedKey } = await paused.user();
-      const controller = new AbortController();
-      const first = stream(`${paused.url}/api/react`, { token: pausedKey, body: { q: 'What is 2*21?' }, signal: controller.signal, onEvent: () => controller.abort() });
-      const runId = (await first).headers.get('x-run-id')!;
-      expect((await call('GET', `/api/runs/${runId}`, key)).status).toBe(404);
-      const joined = stream(`${paused.url}/api/runs/${runId}/events`, { method: 'GET', token: pausedKey });
-      await paused.startWorker();
-      const result = await joined;
-      expect(result.events[0]!.type).toBe('run');
-      expect(ofType(result.events, 'answer')[0]!.data.content).toContain('42');
-      expect(result.events.at(-1)!.type).toBe('done');
-    } finally {
-      await paused.stop();
-    }
+  describe('POST /api/runs/{id}/cancel', () => {
+    it('202 mid-run: the run stops and ends with done cancelled; a second cancel → 409; others → 404', async () => {
+      let runId = '';
+      let cancelled: Promise<Awaited<ReturnType<typeof call>>> | undefined;
+      const res = await stream(`${stack.url}/api/react`, {
+        token: key,
+        body: { q: 'Tell me a long story about nothing in particular' },
+        onEvent: (e) => {
+          if (e.type === 'run') runId = e.data.run_id;
+          if (e.type === 'token' && !cancelled) cancelled = call('POST', `/api/runs/${runId}/cancel`, key);
+        },
+      });
+      const accepted = await cancelled!;
+      expect(accepted.status).toBe(202);
+      expect(accepted.body).toEqual({ run_id: runId, status: 'cancelling' });
+      expect(res.events.at(-1)!).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
+      expect(ofType(res.events, 'answer')).toHaveLength(0);
+      const row = await stack.knex('runs').where({ id: runId }).first();
+      expect(row.status).toBe('cancelled');
+      expect(await stack.knex('messages').where({ run_id: runId, role: 'assistant' })).toHaveLength(0);
+      const again = await call('POST', `/api/runs/${runId}/cancel`, key);
+      expect(again.status).toBe(409);
+      expect(again.body.error).toBe('no_active_execution');
+      expect((await call('POST', `/api/runs/${runId}/cancel`, otherKey)).status).toBe(404);
+      // The conversation is free again.
+      const next = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 1+1?', conversation_id: res.headers.get('x-conversation-id') } });
+      expect(ofType(next.events, 'done')[0]!.data.status).toBe('succeeded');
+    });
+
+    it('cancelling a finished run → 409 no_active_execution', async () => {
+      const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi' } });
+      const finished = await call('POST', `/api/runs/${res.headers.get('x-run-id')}/cancel`, key);
+      expect(finished.status).toBe(409);
+      expect(finished.body.error).toBe('no_active_execution');
+    });
+
+    it('a queued run cancelled before any worker takes it never runs the model', async () => {
+      const paused = await startStack({ workers: 0, env: redisEnv(mode) });
+      try {
+        const { key: pausedKey } = await paused.user();
+        const controller = new AbortController();
+        const first = await stream(`${paused.url}/api/react`, { token: pausedKey, body: { q: 'What is 9*9?' }, signal: controller.signal, onEvent: () => controller.abort() });
+        const runId = first.headers.get('x-run-id')!;
+        const res = await fetch(`${paused.url}/api/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${pausedKey}` } });
+        expect(res.status).toBe(202);
+        const joined = stream(`${paused.url}/api/runs/${runId}/events`, { method: 'GET', token: pausedKey });
+        await paused.startWorker();
+        const result = await joined;
+        expect(result.events.map((e) => e.type)).toEqual(['run', 'done']);
+        expect(ofType(result.events, 'done')[0]!.data.status).toBe('cancelled');
+      } finally {
+        await paused.stop();
+      }
+    });
   });
+});
+
+describe('GET /api/runs/{id}/events of a finished run', () => {
+  on('single');
 
   it('410 once a finished run\'s stream has expired; 422 for a malformed Last-Event-ID or after; 404 for others', async () => {
     const live = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hello' } });
@@ -107,7 +189,8 @@ describe('GET /api/runs/{id}/events', () => {
     expect(badQuery.status).toBe(422);
     expect(badQuery.body.detail[0].loc).toEqual(['query', 'after']);
     // Expiry is Redis's TTL after done; removing the stream is what that TTL does.
-    await stack.redis.del(redisKeys(stack.env.REDIS_KEY_PREFIX!).runEvents(runId));
+    const { user_id: userId } = await stack.knex('runs').where({ id: runId }).first();
+    await stack.redis.del(stack.identity.keys.runEvents({ id: runId, userId }));
     const gone = await call('GET', `/api/runs/${runId}/events`, key);
     expect(gone.status).toBe(410);
     expect(gone.body).toMatchObject({ error: 'gone', message: expect.stringContaining(`/api/runs/${runId}`), status: 'succeeded' });
@@ -116,69 +199,15 @@ describe('GET /api/runs/{id}/events', () => {
 
   it('a finished run\'s stream carries an expiry', async () => {
     const live = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi' } });
-    const ttl = await stack.redis.ttl(redisKeys(stack.env.REDIS_KEY_PREFIX!).runEvents(live.headers.get('x-run-id')!));
+    const { id, user_id: userId } = await stack.knex('runs').where({ id: live.headers.get('x-run-id')! }).first();
+    const ttl = await stack.redis.ttl(stack.identity.keys.runEvents({ id, userId }));
     expect(ttl).toBeGreaterThan(3000);
     expect(ttl).toBeLessThanOrEqual(3600);
   });
 });
 
-describe('POST /api/runs/{id}/cancel', () => {
-  it('202 mid-run: the run stops and ends with done cancelled; a second cancel → 409; others → 404', async () => {
-    let runId = '';
-    let cancelled: Promise<Awaited<ReturnType<typeof call>>> | undefined;
-    const res = await stream(`${stack.url}/api/react`, {
-      token: key,
-      body: { q: 'Tell me a long story about nothing in particular' },
-      onEvent: (e) => {
-        if (e.type === 'run') runId = e.data.run_id;
-        if (e.type === 'token' && !cancelled) cancelled = call('POST', `/api/runs/${runId}/cancel`, key);
-      },
-    });
-    const accepted = await cancelled!;
-    expect(accepted.status).toBe(202);
-    expect(accepted.body).toEqual({ run_id: runId, status: 'cancelling' });
-    expect(res.events.at(-1)!).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
-    expect(ofType(res.events, 'answer')).toHaveLength(0);
-    const row = await stack.knex('runs').where({ id: runId }).first();
-    expect(row.status).toBe('cancelled');
-    expect(await stack.knex('messages').where({ run_id: runId, role: 'assistant' })).toHaveLength(0);
-    const again = await call('POST', `/api/runs/${runId}/cancel`, key);
-    expect(again.status).toBe(409);
-    expect(again.body.error).toBe('no_active_execution');
-    expect((await call('POST', `/api/runs/${runId}/cancel`, otherKey)).status).toBe(404);
-    // The conversation is free again.
-    const next = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 1+1?', conversation_id: res.headers.get('x-conversation-id') } });
-    expect(ofType(next.events, 'done')[0]!.data.status).toBe('succeeded');
-  });
-
-  it('cancelling a finished run → 409 no_active_execution', async () => {
-    const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi' } });
-    const finished = await call('POST', `/api/runs/${res.headers.get('x-run-id')}/cancel`, key);
-    expect(finished.status).toBe(409);
-    expect(finished.body.error).toBe('no_active_execution');
-  });
-
-  it('a queued run cancelled before any worker takes it never runs the model', async () => {
-    const paused = await startStack({ workers: 0 });
-    try {
-      const { key: pausedKey } = await paused.user();
-      const controller = new AbortController();
-      const first = await stream(`${paused.url}/api/react`, { token: pausedKey, body: { q: 'What is 9*9?' }, signal: controller.signal, onEvent: () => controller.abort() });
-      const runId = first.headers.get('x-run-id')!;
-      const res = await fetch(`${paused.url}/api/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${pausedKey}` } });
-      expect(res.status).toBe(202);
-      const joined = stream(`${paused.url}/api/runs/${runId}/events`, { method: 'GET', token: pausedKey });
-      await paused.startWorker();
-      const result = await joined;
-      expect(result.events.map((e) => e.type)).toEqual(['run', 'done']);
-      expect(ofType(result.events, 'done')[0]!.data.status).toBe('cancelled');
-    } finally {
-      await paused.stop();
-    }
-  });
-});
-
 describe('limits and failure paths', () => {
+  on('single');
   it('caps a user\'s concurrently active runs → 429 rate_limited with Retry-After, and frees the slot when one ends', async () => {
     const capped = await startStack({ workers: 0, env: { RUNS_PER_USER_LIMIT: '2' } });
     try {
@@ -218,7 +247,7 @@ describe('limits and failure paths', () => {
       const conversationId = first.headers.get('x-conversation-id')!;
       // The run as two workers that took it and then died leave it: the row running, the job's stalled count at 2.
       await crashing.knex('runs').where({ id: runId }).update({ status: 'running', attempt: 2, crashes: 1 });
-      await crashing.redis.hset(`${crashing.env.REDIS_KEY_PREFIX}bull:agent-runs:${runId}`, 'stc', 2, 'ats', 2);
+      await crashing.redis.hset(`${crashing.identity.keys.bullPrefix(RUN_QUEUE)}:${RUN_QUEUE}:${runId}`, 'stc', 2, 'ats', 2);
       const joined = stream(`${crashing.url}/api/runs/${runId}/events`, { method: 'GET', token: crashKey });
       await crashing.startWorker();
       const result = await joined;

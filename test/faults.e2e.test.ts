@@ -3,6 +3,8 @@ import { inject } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { ThrowawayRedis } from './support/redis-server.js';
+import { ThrowawayRedisCluster } from './support/redis-cluster.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { politely } from './support/retry.js';
 
@@ -69,9 +71,35 @@ function runIdOf(result: StreamResult): string {
   return result.headers.get('x-run-id')!;
 }
 
-describe('fault tests', () => {
+/**
+ * A Redis of the test's own that it can stop and start: a single server, or on a cluster the one node
+ * that holds a user's keys (the others keep serving their slots).
+ */
+class ThrowawayRedisDeployment {
+  private port = 0;
+  private constructor(private readonly single?: ThrowawayRedis, private readonly cluster?: ThrowawayRedisCluster) {}
+
+  static async start(mode: RedisMode): Promise<ThrowawayRedisDeployment> {
+    return mode === 'single' ? new ThrowawayRedisDeployment(await ThrowawayRedis.start()) : new ThrowawayRedisDeployment(undefined, await ThrowawayRedisCluster.start());
+  }
+
+  get env(): Record<string, string> {
+    return this.single ? { REDIS_URL: this.single.url } : { REDIS_CLUSTER_NODES: this.cluster!.nodeList };
+  }
+
+  /** On a cluster, the node that `stop` stops: the one serving this key's slot. */
+  async holdUserKeys(key: string): Promise<void> {
+    if (this.cluster) this.port = await this.cluster.nodeOf(key);
+  }
+
+  stop = () => (this.single ? this.single.stop() : this.cluster!.stopNode(this.port));
+  resume = () => (this.single ? this.single.resume() : this.cluster!.resumeNode(this.port));
+  destroy = () => (this.single ? this.single.destroy() : this.cluster!.destroy());
+}
+
+describe.each(REDIS_MODES)('fault tests on a %s Redis', (mode) => {
   it('1. kill -9 the worker mid-run after a tool call: another worker resumes; the reconnecting client sees every event once', async () => {
-    const stack = await startStack({ env: { ...FAST_RECOVERY, LOCAL_MODEL_TOKEN_DELAY_MS: '100' } });
+    const stack = await startStack({ env: { ...FAST_RECOVERY, LOCAL_MODEL_TOKEN_DELAY_MS: '100', ...redisEnv(mode) } });
     try {
       const { key } = await stack.user();
       const [workerA] = stack.workers;
@@ -103,6 +131,59 @@ describe('fault tests', () => {
     }
   });
 
+  it('4. restart Redis (on a cluster: the node holding the user\'s keys, no failover) while a run streams: 503 during the outage, the stream resumes, the run finishes', async () => {
+    const redis = await ThrowawayRedisDeployment.start(mode);
+    const stack = await startStack({ env: { ...redis.env, LOCAL_MODEL_TOKEN_DELAY_MS: '100', JOB_LOCK_MS: '15000' } });
+    try {
+      const { key, user } = await stack.user();
+      await redis.holdUserKeys(stack.identity.keys.userActiveRuns(user.id));
+      const { result, fault } = await runWithFault(stack.url, key, async () => {
+        await redis.stop();
+        const elapsed = within(2000);
+        const res = await fetch(`${stack.url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q: 'during the outage' }) });
+        const ms = elapsed();
+        await redis.resume();
+        return { status: res.status, ms };
+      });
+      const { status, ms } = fault;
+      expect(status).toBe(503);
+      expect(ms).toBeLessThan(2000);
+      expectSeamless(result.events, await replay(stack, stack.url, key, runIdOf(result)));
+      expect(ofType(result.events, 'done')[0]!.data.status).toBe('succeeded');
+      expect(ofType(result.events, 'answer')[0]!.data.content).toContain('84');
+      const after = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 2+3?' } });
+      expect(ofType(after.events, 'answer')[0]!.data.content).toContain('5');
+    } finally {
+      await stack.stop();
+      await redis.destroy();
+    }
+  });
+
+  it('6. cancel from a web process other than the one streaming', async () => {
+    const stack = await startStack({ webs: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '100', ...redisEnv(mode) } });
+    try {
+      const { key } = await stack.user();
+      let cancel: Promise<Response> | undefined;
+      let runId = '';
+      const result = await stream(`${stack.urls[0]}/api/react`, {
+        token: key,
+        body: { q: 'Please write a long reply' },
+        onEvent: (e) => {
+          if (e.type === 'run') runId = e.data.run_id;
+          if (e.type === 'token' && !cancel) cancel = fetch(`${stack.urls[1]}/api/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+        },
+      });
+      expect((await cancel!).status).toBe(202);
+      expect(result.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
+      expect(ofType(result.events, 'answer')).toHaveLength(0);
+      expect((await stack.knex('runs').where({ id: runIdOf(result) }).first()).status).toBe('cancelled');
+    } finally {
+      await stack.stop();
+    }
+  });
+});
+
+describe('fault tests', () => {
   it('2. SIGTERM the worker mid-run: it hands the run back and exits within 25 s; another worker resumes it', async () => {
     // A 6 s shutdown budget cuts a loop off 1 s after SIGTERM: the answer here streams for longer.
     const stack = await startStack({ env: { ...FAST_RECOVERY, LOCAL_MODEL_TOKEN_DELAY_MS: '300', SHUTDOWN_TIMEOUT_MS: '6000' } });
@@ -207,33 +288,6 @@ describe('fault tests', () => {
     }
   });
 
-  it('4. restart Redis while a run streams: 503 during the outage, the stream resumes, the run finishes', async () => {
-    const redis = await ThrowawayRedis.start();
-    const stack = await startStack({ env: { REDIS_URL: redis.url, LOCAL_MODEL_TOKEN_DELAY_MS: '100', JOB_LOCK_MS: '15000' } });
-    try {
-      const { key } = await stack.user();
-      const { result, fault } = await runWithFault(stack.url, key, async () => {
-        await redis.stop();
-        const elapsed = within(2000);
-        const res = await fetch(`${stack.url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q: 'during the outage' }) });
-        const ms = elapsed();
-        await redis.resume();
-        return { status: res.status, ms };
-      });
-      const { status, ms } = fault;
-      expect(status).toBe(503);
-      expect(ms).toBeLessThan(2000);
-      expectSeamless(result.events, await replay(stack, stack.url, key, runIdOf(result)));
-      expect(ofType(result.events, 'done')[0]!.data.status).toBe('succeeded');
-      expect(ofType(result.events, 'answer')[0]!.data.content).toContain('84');
-      const after = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'What is 2+3?' } });
-      expect(ofType(after.events, 'answer')[0]!.data.content).toContain('5');
-    } finally {
-      await stack.stop();
-      await redis.destroy();
-    }
-  });
-
   it('5. cut Postgres off: 503 within 2 s, /readyz 503, the held run is not lost, everything recovers', async () => {
     const direct = new URL(inject('databaseUrl'));
     const proxy = await new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) }).start();
@@ -268,29 +322,6 @@ describe('fault tests', () => {
     } finally {
       await stack.stop();
       await proxy.cut();
-    }
-  });
-
-  it('6. cancel from a web process other than the one streaming', async () => {
-    const stack = await startStack({ webs: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '100' } });
-    try {
-      const { key } = await stack.user();
-      let cancel: Promise<Response> | undefined;
-      let runId = '';
-      const result = await stream(`${stack.urls[0]}/api/react`, {
-        token: key,
-        body: { q: 'Please write a long reply' },
-        onEvent: (e) => {
-          if (e.type === 'run') runId = e.data.run_id;
-          if (e.type === 'token' && !cancel) cancel = fetch(`${stack.urls[1]}/api/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
-        },
-      });
-      expect((await cancel!).status).toBe(202);
-      expect(result.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
-      expect(ofType(result.events, 'answer')).toHaveLength(0);
-      expect((await stack.knex('runs').where({ id: runIdOf(result) }).first()).status).toBe('cancelled');
-    } finally {
-      await stack.stop();
     }
   });
 

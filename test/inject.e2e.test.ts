@@ -4,16 +4,24 @@ import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { politely } from './support/retry.js';
 import { Queue } from 'bullmq';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
+import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
 
-/** Inject per spec and DESIGN §5, against built processes. A slow local model keeps runs open. */
+/**
+ * Inject per spec and DESIGN §5, against built processes on a single Redis and on a three-node
+ * cluster. A slow local model keeps runs open.
+ */
+const stacks = {} as Record<RedisMode, { stack: Stack; key: string }>;
 let stack: Stack;
 let key: string;
 beforeAll(async () => {
-  stack = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '20' } });
-  ({ key } = await stack.user());
+  await Promise.all(
+    REDIS_MODES.map(async (mode) => {
+      const started = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '20', ...redisEnv(mode) } });
+      stacks[mode] = { stack: started, key: (await started.user()).key };
+    }),
+  );
 });
-afterAll(() => stack.stop());
+afterAll(() => Promise.all(Object.values(stacks).map(({ stack }) => stack.stop())));
 
 const inject = (token: string, conversation_id: string, content: string) =>
   fetch(`${stack.url}/api/chat/inject`, {
@@ -24,7 +32,11 @@ const inject = (token: string, conversation_id: string, content: string) =>
 
 const injectedIn = (conversationId: string) => stack.knex('messages').where({ conversation_id: conversationId, injected: true }).orderBy('seq');
 
-describe('inject', () => {
+describe.each(REDIS_MODES)('inject on a %s Redis', (mode) => {
+  beforeAll(() => {
+    ({ stack, key } = stacks[mode]);
+  });
+
   it('while running → 200 {}, in the history at once, absorbed as an injected event and quoted in the answer', async () => {
     let injected: Promise<{ reply: { status: number; body: unknown }; stored: { content: string }[] }> | undefined;
     const res = await stream(`${stack.url}/api/react`, {
@@ -73,7 +85,7 @@ describe('inject', () => {
   });
 
   it('injects fired around the moment runs finish: every 200 is absorbed, no 409 is stored', async () => {
-    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '10' } });
+    const fast = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '10', ...redisEnv(mode) } });
     try {
       const { key: fastKey } = await fast.user();
       const fire = (conversationId: string, content: string) =>
@@ -86,7 +98,7 @@ describe('inject', () => {
         );
       // The queue is paused until every run's first inject is answered: those land while the run is
       // certainly active (queued), whatever the machine's load; the ones at `done` land after its end.
-      const queue = new Queue(RUN_QUEUE, { connection: fast.redis, prefix: redisKeys(fast.env.REDIS_KEY_PREFIX!).bullPrefix });
+      const queue = new Queue(RUN_QUEUE, { connection: fast.redis, prefix: fast.identity.keys.bullPrefix(RUN_QUEUE) });
       await queue.pause();
       const RUNS = 20;
       const early: Promise<unknown>[] = [];

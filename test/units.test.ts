@@ -8,6 +8,7 @@ import { canGrant } from '../src/auth/scopes.js';
 import { hashPassword, verifyPassword } from '../src/auth/passwords.js';
 import { parseInput, paginationQuery } from '../src/http/validation.js';
 import { ValidationError } from '../src/shared/errors.js';
+import { redisKeys } from '../src/shared/redis-keys.js';
 
 describe('config', () => {
   it('has working defaults in development', () => {

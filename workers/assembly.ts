@@ -53,10 +53,10 @@ function modelProviders(config: Config, logger: Logger, metrics: Metrics): (mode
 export function workerServices(config: Config, clients: WorkerClients) {
   const { knex, models, redis, logger } = clients;
   const metrics = clients.metrics ?? new Metrics(config.metrics.enabled);
-  const keys = redisKeys(config.redis.keyPrefix);
+  const keys = redisKeys(config.redis);
   const outbound = new OutboundClient(config.outbound, { maxResponseBytes: MAX_RESPONSE_BYTES });
   const sealer = new Sealer(config.encryptionKey, config.encryptionKeyPrevious);
-  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
   const outbox = new WebhookOutbox(knex, webhookQueue, config.webhooks);
   const audit = new AuditLog(knex);
   const deliverer = new WebhookDeliverer(knex, models, sealer, outbound.fetch, logger, {

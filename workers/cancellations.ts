@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../src/shared/redis-scripts.js';
 import { RunCancelled } from './run-control.js';
 
 /**

@@ -23,7 +23,7 @@ export async function serveWorkerMetrics(config: Config, clients: { knex: Knex; 
   const identity = buildIdentityServices({ config, ...clients });
   identity.usage.start();
   const { bullPrefix } = identity.keys;
-  const queues = [RUN_QUEUE, INGEST_QUEUE, WEBHOOK_QUEUE].map((name) => new Queue(name, { connection: clients.redis, prefix: bullPrefix }));
+  const queues = [RUN_QUEUE, INGEST_QUEUE, WEBHOOK_QUEUE].map((name) => new Queue(name, { connection: clients.redis, prefix: bullPrefix(name) }));
   const counts = new QueueStats(queues, QUEUE_COUNTS_TTL_MS);
   metrics.watch({ queueCounts: () => counts.counts() });
   const server = createServer(metricsApp(metrics, scrapeGuard(config.metrics.token, identity.authenticator), logger).callback());

@@ -26,7 +26,7 @@ export interface EventNumbering {
  * A run's outgoing events: numbered per scope, so a resumed loop that makes an event again
  * publishes nothing twice; and batched, so events made in one turn of the event loop (a gateway
  * chunk of twenty tokens) travel in one script call and ring the doorbell once. Order is kept by
- * the one connection they are sent on. What must follow them (a checkpoint, the end decision, the
+ * sending one batch at a time. What must follow them (a checkpoint, the end decision, the
  * end) waits for them with `flush`, which also surfaces a failed send.
  */
 export class RunEvents {
@@ -105,9 +105,15 @@ export class RunEvents {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const sending = this.lease.publish(this.run, this.owner, batch).catch((err: unknown) => {
-      this.failure ??= err;
-    });
-    this.sent = Promise.all([this.sent, sending]);
+    // One batch in flight at a time, and none after a failed one: a Redis Cluster retries a send
+    // cut off by a node's restart after later ones went through, and a later seq already stored
+    // would make the earlier events look published (a resumed attempt would then skip them).
+    this.sent = this.sent.then(() =>
+      this.failure
+        ? undefined
+        : this.lease.publish(this.run, this.owner, batch).catch((err: unknown) => {
+            this.failure ??= err;
+          }),
+    );
   }
 }

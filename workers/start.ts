@@ -8,7 +8,7 @@ import { workerServices } from './assembly.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startWakeSweep } from './wake-sweep.js';
 import { createRedis, waitForReady } from '../src/redis/connection.js';
-import { RUN_QUEUE, RunJobSchema, type RunJob } from '../src/shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, RunJobSchema, WEBHOOK_QUEUE, type RunJob } from '../src/shared/jobs.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
 import { assertNoEviction } from './redis-policy.js';
 import { RunExecutor, type ExecutionResult } from './executor.js';
@@ -46,7 +46,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const services = workerServices(config, { knex, models, redis, logger, metrics });
   const { keys } = services;
   const executor = new RunExecutor(services.deps);
-  const cancellations = await CancellationListener.start(createRedis(config.redis, 'patient', 'worker-cancels'), keys.cancelChannel);
+  const cancellations = await CancellationListener.start(createRedis(config.redis, 'subscriber', 'worker-cancels'), keys.cancelChannel);
   const lifecycle = new WorkerLifecycle();
 
   const processRun = async (job: Job<RunJob>, token?: string) => {
@@ -80,7 +80,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
 
   const worker = new Worker<RunJob>(RUN_QUEUE, processRun, {
     connection: createRedis(config.redis, 'patient', 'worker-bullmq'),
-    prefix: keys.bullPrefix,
+    prefix: keys.bullPrefix(RUN_QUEUE),
     concurrency: config.workerConcurrency,
     lockDuration: config.runs.jobLockMs,
     stalledInterval: config.runs.stalledIntervalMs,
@@ -90,9 +90,9 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('stalled', (jobId) => logger.warn({ job_id: jobId }, 'run job stalled; it will resume on a worker'));
   await worker.waitUntilReady();
-  const ingestion = await startIngestionWorker(config, knex, keys.bullPrefix, logger);
-  const webhooks = await startWebhookWorker(config, keys.bullPrefix, services.deliverer, services.outbox, logger);
-  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const ingestion = await startIngestionWorker(config, knex, keys.bullPrefix(INGEST_QUEUE), logger);
+  const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
+  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient as Redis } from '../shared/redis-scripts.js';
 import type { ApiKey, User } from '../db/models.js';
 
 /** A small in-process map whose entries expire; the oldest entry goes first when it is full. */

@@ -1,6 +1,6 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Config } from '../config.js';
-import { withScripts, type ScriptedRedis } from '../shared/redis-scripts.js';
+import { withScripts, type RedisClient, type ScriptedRedis } from '../shared/redis-scripts.js';
 
 /**
  * Connection roles (DESIGN §5): web commands fail fast so an outage answers 503 at once; the
@@ -9,7 +9,9 @@ import { withScripts, type ScriptedRedis } from '../shared/redis-scripts.js';
  * commands issued in one turn of the event loop leave in one write. Subscribers and BullMQ's
  * blocking connections stay plain.
  */
-export type RedisRole = 'web-commands' | 'worker-commands' | 'stream-reader' | 'patient';
+export type RedisRole = 'web-commands' | 'worker-commands' | 'stream-reader' | 'subscriber' | 'patient';
+
+const pipelined = (role: RedisRole) => role === 'web-commands' || role === 'worker-commands' || role === 'stream-reader';
 
 export function redisOptions(config: Config['redis'], role: RedisRole): RedisOptions {
   const options: RedisOptions = {
@@ -17,7 +19,7 @@ export function redisOptions(config: Config['redis'], role: RedisRole): RedisOpt
     retryStrategy: (attempt) => Math.min(100 * 2 ** attempt, 2000),
   };
   if (config.url.startsWith('rediss://')) options.tls = { rejectUnauthorized: config.tlsRejectUnauthorized };
-  if (role !== 'patient') options.enableAutoPipelining = true;
+  if (pipelined(role)) options.enableAutoPipelining = true;
   if (role === 'web-commands') {
     options.enableOfflineQueue = false;
     options.maxRetriesPerRequest = 1;
@@ -28,15 +30,46 @@ export function redisOptions(config: Config['redis'], role: RedisRole): RedisOpt
   return options;
 }
 
+/**
+ * The same roles on a Redis Cluster (DESIGN §13). Credentials and TLS come from REDIS_URL. Node
+ * connections reconnect on their own (a restarted node is back without a failover); a subscriber
+ * listens on sharded pub/sub, one connection per master that holds a subscribed channel's slot.
+ */
+export function clusterOptions(config: Config['redis'], role: RedisRole, name: string): ClusterOptions {
+  const { retryStrategy, enableAutoPipelining, enableOfflineQueue, ...node } = redisOptions(config, role);
+  const url = new URL(config.url);
+  if (url.username) node.username = decodeURIComponent(url.username);
+  if (url.password) node.password = decodeURIComponent(url.password);
+  return {
+    redisOptions: { ...node, connectionName: name },
+    clusterRetryStrategy: retryStrategy,
+    clusterNodeRetryStrategy: retryStrategy,
+    enableAutoPipelining,
+    enableOfflineQueue,
+    shardedSubscribers: role === 'subscriber',
+    // A sharded subscriber whose node restarted is replaced on a slots refresh; refresh regularly so
+    // one that failed while the node was down is retried once it is back.
+    ...(role === 'subscriber' && { slotsRefreshInterval: 2000 }),
+    // A command whose node's connection closed is tried again (16 times at most, or 8 on the web
+    // tier, which fails fast): the web answers 503 within half a second, the rest ride out a node's
+    // restart of about five seconds (then a worker hands its run back, as for a single Redis's outage).
+    retryDelayOnFailover: role === 'web-commands' ? 50 : 300,
+    maxRedirections: role === 'web-commands' ? 8 : 16,
+    retryDelayOnClusterDown: 300,
+  };
+}
+
 export function createRedis(config: Config['redis'], role: RedisRole, name: string): ScriptedRedis {
-  const redis = new Redis(config.url, { ...redisOptions(config, role), connectionName: name });
+  const redis: RedisClient = config.clusterNodes.length
+    ? new Cluster(config.clusterNodes, clusterOptions(config, role, name))
+    : new Redis(config.url, { ...redisOptions(config, role), connectionName: name });
   // Errors surface through the commands that fail; the 'error' event only needs a listener.
   redis.on('error', () => {});
   return withScripts(redis);
 }
 
 /** Resolves once the connection is ready (entry points wait for it before serving). */
-export async function waitForReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+export async function waitForReady(redis: RedisClient, timeoutMs = 10_000): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`Redis not ready after ${timeoutMs} ms`)), timeoutMs);

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { isEventType, type StoredEvent } from '../shared/events.js';
 import type { RunLease, RunRef } from '../shared/run-lease.js';
+import type { RedisClient } from '../shared/redis-scripts.js';
 
 type Deliver = (events: StoredEvent[]) => void;
 
@@ -24,27 +24,37 @@ const PAGE = 500;
 /**
  * Relays run streams to any number of local listeners over a constant number of Redis connections
  * (DESIGN §5 step 3): one shared subscriber hears doorbells; one reader fetches new entries with
- * XRANGE from each listener's last id. Never one blocking XREAD per client.
+ * XRANGE from each listener's last id. Never one blocking XREAD per client. On a cluster the
+ * doorbells are sharded channels (SSUBSCRIBE), heard from the master that holds the run's keys.
  */
 export class EventRelay {
   private readonly runs = new Map<string, RunEntry>();
   private readonly runByChannel = new Map<string, string>();
 
   constructor(
-    private readonly subscriber: Redis,
-    private readonly reader: Redis,
+    private readonly subscriber: RedisClient,
+    private readonly reader: RedisClient,
     private readonly lease: RunLease,
     private readonly onError: (err: unknown) => void,
   ) {
-    subscriber.on('message', (channel: string) => {
+    const sharded = lease.keys.cluster;
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string) => {
       const runId = this.runByChannel.get(channel);
       if (runId) this.ring(runId);
     });
     // Doorbells rung while the connection was down are lost; re-read everything from each last id.
-    subscriber.on('ready', () => {
-      for (const runId of this.runs.keys()) this.ring(runId);
-    });
+    // (A cluster's sharded subscribers come back from a node's restart with 'subscribersReady'.)
+    for (const event of sharded ? ['ready', 'subscribersReady'] : ['ready']) {
+      subscriber.on(event, () => {
+        for (const runId of this.runs.keys()) this.ring(runId);
+      });
+    }
+    this.subscribe = sharded ? (channel) => subscriber.ssubscribe(channel) : (channel) => subscriber.subscribe(channel);
+    this.unsubscribe = sharded ? (channel) => subscriber.sunsubscribe(channel) : (channel) => subscriber.unsubscribe(channel);
   }
+
+  private readonly subscribe: (channel: string) => Promise<unknown>;
+  private readonly unsubscribe: (channel: string) => Promise<unknown>;
 
   /**
    * Delivers the run's events after `afterId` ("0-0" = from the start), then live ones, until the
@@ -55,7 +65,7 @@ export class EventRelay {
     let entry = this.runs.get(runId);
     if (!entry) {
       const { key, doorbell: channel } = this.lease.stream(run);
-      entry = { channel, streamKey: key, listeners: new Set(), subscribed: this.subscriber.subscribe(channel) };
+      entry = { channel, streamKey: key, listeners: new Set(), subscribed: this.subscribe(channel) };
       this.runs.set(runId, entry);
       this.runByChannel.set(channel, runId);
     }
@@ -77,7 +87,7 @@ export class EventRelay {
     if (!entry?.listeners.delete(listener) || entry.listeners.size > 0) return;
     this.runs.delete(runId);
     this.runByChannel.delete(entry.channel);
-    this.subscriber.unsubscribe(entry.channel).catch(this.onError);
+    this.unsubscribe(entry.channel).catch(this.onError);
   }
 
   private ring(runId: string): void {

@@ -1,43 +1,66 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 export type { ScriptedRedis } from './redis-scripts.js';
 
 /**
  * The one module that owns Redis key names (the scripts are in ./lua). Every key carries the configured
  * prefix (REDIS_KEY_PREFIX), so test runs and deployments sharing a Redis never collide.
+ *
+ * On a Redis Cluster (DESIGN §13) every key of a run, its conversation and its user carries the
+ * user's hash tag `{u:<user id>}`, so each script touches one slot; BullMQ queues get a tagged
+ * prefix each. On a single Redis the names stay as they always were, so a deployment with runs in
+ * flight upgrades without moving a key.
  */
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
-export function redisKeys(prefix: string) {
+/** What a run's keys are built from. */
+export interface RunKeyRef {
+  id: string;
+  userId: string;
+}
+
+export interface KeyLayout {
+  keyPrefix: string;
+  /** Non-empty: the processes talk to a Redis Cluster. */
+  clusterNodes: readonly unknown[];
+}
+
+export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
+  const cluster = clusterNodes.length > 0;
+  /** The prefix of every key a user's runs and conversations own: their hash tag on a cluster. */
+  const owned = (userId: string) => (cluster ? `${prefix}{u:${userId}}:` : prefix);
   return {
     prefix,
-    /** BullMQ's own prefix for its queue keys. */
-    bullPrefix: `${prefix}bull`,
+    cluster,
+    /** BullMQ's own prefix for a queue's keys: one tag per queue on a cluster, so queues spread over the nodes. */
+    bullPrefix: (queue: string) => (cluster ? `{${prefix}bull:${queue}}` : `${prefix}bull`),
+    /** How the scripts ring doorbells: sharded pub/sub on a cluster, so a message only travels within its shard. */
+    doorbellCommand: cluster ? 'SPUBLISH' : 'PUBLISH',
     loginFailuresForAccount: (email: string) => `${prefix}auth:fail:account:${digest(email.toLowerCase())}`,
     loginFailuresForAddress: (address: string) => `${prefix}auth:fail:address:${digest(address)}`,
     loginFailuresForAccountAtAddress: (email: string, address: string) =>
       `${prefix}auth:fail:pair:${digest(`${email.toLowerCase()}\n${address}`)}`,
-    /** Pub/sub channel telling every web process to drop cached credentials. */
+    /** Pub/sub channel telling every web process to drop cached credentials (broadcast, also on a cluster). */
     authInvalidationChannel: `${prefix}auth:invalidate`,
     /** A run's event stream: the record of everything it published. */
-    runEvents: (runId: string) => `${prefix}run:${runId}:events`,
+    runEvents: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:events`,
     /** A run's pub/sub channel: only a doorbell saying "new entries in the stream". */
-    runDoorbell: (runId: string) => `${prefix}run:${runId}:bell`,
+    runDoorbell: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:bell`,
     /** Per event scope, the last sequence number published, and the `owner` attempt allowed to publish. */
-    runSequence: (runId: string) => `${prefix}run:${runId}:seq`,
+    runSequence: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:seq`,
     /** Tool calls waiting for a person's approval (DESIGN §11), their decisions, and the deadline. */
-    runApprovals: (runId: string) => `${prefix}run:${runId}:approvals`,
+    runApprovals: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:approvals`,
     /** Set when a cancel was accepted; the worker stops at its next breakpoint or aborts at once. */
-    runCancel: (runId: string) => `${prefix}run:${runId}:cancel`,
-    /** Every worker process listens here for cancels of runs it holds (message: run id). */
+    runCancel: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:cancel`,
+    /** Every worker process listens here for cancels of runs it holds (message: run id; broadcast, also on a cluster). */
     cancelChannel: `${prefix}runs:cancel`,
     /** Holds the id of the conversation's active run (queued or running). */
-    conversationActive: (conversationId: string) => `${prefix}conv:${conversationId}:active`,
+    conversationActive: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:active`,
     /** Injected messages waiting for the running loop's next breakpoint. */
-    conversationInjects: (conversationId: string) => `${prefix}conv:${conversationId}:injects`,
+    conversationInjects: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:injects`,
     /** A user's active runs (sorted set scored by expiry), for the per-user cap. */
-    userActiveRuns: (userId: string) => `${prefix}user:${userId}:runs`,
+    userActiveRuns: (userId: string) => `${owned(userId)}user:${userId}:runs`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;
@@ -48,12 +71,20 @@ export interface InjectPayload {
   content: string;
 }
 
-/** Deletes every key under a prefix (teardown of a test run or benchmark). */
-export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+/**
+ * Deletes every key under a prefix (teardown of a test run or benchmark): on a cluster, on each
+ * master, one key per command (the keys hash to different slots); BullMQ's tagged keys start with '{'.
+ */
+export async function deleteKeysWithPrefix(redis: Redis | Cluster, prefix: string): Promise<void> {
+  const nodes = redis.isCluster ? (redis as Cluster).nodes('master') : [redis as Redis];
+  for (const node of nodes) {
+    for (const pattern of [`${prefix}*`, `{${prefix}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (keys.length) await Promise.all(keys.map((key) => node.unlink(key)));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+  }
 }

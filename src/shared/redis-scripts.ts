@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * The Lua scripts, one file each in ./lua named `<command>-<number of keys>.lua` (as BullMQ does),
@@ -28,8 +28,8 @@ export function scriptDefinitions(): ScriptDefinition[] {
 
 export interface ScriptCommands {
   incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
-  publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, ...events: (string | number)[]): Promise<number>;
-  claimConversation(activeKey: string, stream: string, userRuns: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number): Promise<string | number>;
+  publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, publishCommand: string, ...events: (string | number)[]): Promise<number>;
+  claimConversation(activeKey: string, stream: string, userRuns: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string): Promise<string | number>;
   injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
   requestCancel(activeKey: string, cancelKey: string, runId: string, channel: string, ttlSeconds: number): Promise<number>;
   breakpoint(activeKey: string, userRuns: string, cancelKey: string, injectsKey: string, runId: string, ttlSeconds: number): Promise<[number, ...string[]]>;
@@ -40,10 +40,20 @@ export interface ScriptCommands {
   finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, runId: string, honourCancel: 0 | 1, owner: string): Promise<number>;
 }
 
-export type ScriptedRedis = Redis & ScriptCommands;
+/** A connection to a single Redis or to a Redis Cluster (REDIS_CLUSTER_NODES). */
+export type RedisClient = Redis | Cluster;
+export type ScriptedRedis = RedisClient & ScriptCommands;
 
-/** Registers every script on a connection. */
-export function withScripts(redis: Redis): ScriptedRedis {
+/** Registers every script on a connection (EVALSHA, falling back to EVAL on a socket that lacks the script). */
+export function withScripts(redis: RedisClient): ScriptedRedis {
   for (const { name, numberOfKeys, lua } of scriptDefinitions()) redis.defineCommand(name, { numberOfKeys, lua });
   return redis as ScriptedRedis;
 }
+
+/**
+ * ioredis sends a script as EVAL the first time it goes down a socket and as EVALSHA after,
+ * falling back to EVAL on NOSCRIPT; but a command that a cluster re-sends after a node restarted
+ * loses that fallback and fails with NOSCRIPT (the restarted node has no scripts). Such a call is
+ * made once more: by then ioredis knows the socket lacks the script.
+ */
+export const isNoScript = (err: unknown) => err instanceof Error && err.message.startsWith('NOSCRIPT');

@@ -2,7 +2,7 @@ import type { ChainableCommander } from 'ioredis';
 import { Superseded } from './errors.js';
 import type { EventData, EventType } from './events.js';
 import type { InjectPayload, RedisKeys } from './redis-keys.js';
-import type { ScriptCommands, ScriptedRedis } from './redis-scripts.js';
+import { isNoScript, type ScriptCommands, type ScriptedRedis } from './redis-scripts.js';
 
 /** Which run a protocol step is about: its keys are built from these ids. */
 export interface RunRef {
@@ -60,14 +60,14 @@ export class RunLease {
 
   /** The run's event stream and doorbell, for readers (the relay). */
   stream(run: RunRef): { key: string; doorbell: string } {
-    return { key: this.keys.runEvents(run.id), doorbell: this.keys.runDoorbell(run.id) };
+    return { key: this.keys.runEvents(run), doorbell: this.keys.runDoorbell(run) };
   }
 
   /** Web: marks the conversation active for the run and publishes its `run` event, unless busy or at the user's cap. */
   async claim(run: RunRef, announced: EventData<'run'>, userLimit: number): Promise<ClaimOutcome> {
     const { key, doorbell } = this.stream(run);
-    const result = await this.redis.claimConversation(
-      this.keys.conversationActive(run.conversationId),
+    const result = await callScript(() => this.redis.claimConversation(
+      this.keys.conversationActive(run.userId, run.conversationId),
       key,
       this.keys.userActiveRuns(run.userId),
       run.id,
@@ -77,7 +77,8 @@ export class RunLease {
       JSON.stringify(announced),
       doorbell,
       userLimit,
-    );
+      this.keys.doorbellCommand,
+    ));
     if (result === 0) return 'busy';
     if (result === -1) return 'limit';
     return 'claimed';
@@ -85,24 +86,24 @@ export class RunLease {
 
   /** Web: queues an inject while the conversation has an active run; that run's id, or null (nothing queued). */
   async inject(userId: string, conversationId: string, payload: InjectPayload): Promise<string | null> {
-    const runId = await this.redis.injectIfActive(
-      this.keys.conversationActive(conversationId),
-      this.keys.conversationInjects(conversationId),
+    const runId = await callScript(() => this.redis.injectIfActive(
+      this.keys.conversationActive(userId, conversationId),
+      this.keys.conversationInjects(userId, conversationId),
       JSON.stringify(payload),
       this.options.markerTtlSeconds,
-    );
+    ));
     return runId === null ? null : String(runId);
   }
 
   /** Web: accepts a cancel while the run holds its conversation and tells every worker; false when it does not. */
   async cancel(run: RunRef): Promise<boolean> {
-    const accepted = await this.redis.requestCancel(
-      this.keys.conversationActive(run.conversationId),
-      this.keys.runCancel(run.id),
+    const accepted = await callScript(() => this.redis.requestCancel(
+      this.keys.conversationActive(run.userId, run.conversationId),
+      this.keys.runCancel(run),
       run.id,
       this.keys.cancelChannel,
       this.options.markerTtlSeconds,
-    );
+    ));
     return accepted === 1;
   }
 
@@ -111,24 +112,27 @@ export class RunLease {
    * in the same round trip.
    */
   async take(run: RunRef, attempt: number): Promise<BreakpointState> {
-    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run.id), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
+    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
     const k = this.holdKeys(run);
     pipeline.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds);
     const replies = await pipeline.exec();
     const [[ownerErr], [breakpointErr, state]] = replies as [[Error | null], [Error | null, [number, ...string[]]]];
-    if (ownerErr ?? breakpointErr) throw ownerErr ?? breakpointErr;
+    if (ownerErr) throw ownerErr;
+    // The owner is set; a script lost with a restarted cluster node is simply asked for again (see isNoScript).
+    if (isNoScript(breakpointErr)) return this.breakpoint(run);
+    if (breakpointErr) throw breakpointErr;
     return breakpointState(state);
   }
 
   /** Worker: keeps the run's hold alive; reports a pending cancel and the injects waiting (left in the list). */
   async breakpoint(run: RunRef): Promise<BreakpointState> {
     const k = this.holdKeys(run);
-    return breakpointState(await this.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds));
+    return breakpointState(await callScript(() => this.redis.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds)));
   }
 
   /** Worker: removes the first `count` injects once they are safely in the checkpoint; how many still wait. */
   acknowledge(run: RunRef, count: number): Promise<number> {
-    return this.redis.acknowledgeInjects(this.keys.conversationInjects(run.conversationId), count);
+    return callScript(() => this.redis.acknowledgeInjects(this.keys.conversationInjects(run.userId, run.conversationId), count));
   }
 
   /** Worker: the run's one atomic end decision. A pending cancel wins; a waiting inject must be answered first. */
@@ -149,7 +153,7 @@ export class RunLease {
   async publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
     const { key, doorbell } = this.stream(run);
     const args = events.flatMap((e) => [e.type, e.data, e.scope, e.seq]);
-    return fenced(this.redis.publishEvents(key, this.keys.runSequence(run.id), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, ...args));
+    return callScript(() => this.redis.publishEvents(key, this.keys.runSequence(run), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, this.keys.doorbellCommand, ...args));
   }
 
   /**
@@ -157,25 +161,25 @@ export class RunLease {
    * the deadline, and each call's decision or undefined while it waits.
    */
   async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number): Promise<{ deadlineMs: number; decisions: (ApprovalDecision | undefined)[] }> {
-    const [deadline, ...states] = await fenced(this.redis.requestApprovals(this.keys.runSequence(run.id), this.keys.runApprovals(run.id), owner, ttlSeconds, deadlineMs, ...callIds));
+    const [deadline, ...states] = await callScript(() => this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, ...callIds));
     return { deadlineMs: Number(deadline), decisions: states.map((state) => (state === 'pending' ? undefined : (JSON.parse(state!) as ApprovalDecision))) };
   }
 
   /** Web: records a decision; 'not_pending' when the call waits for none, 'all_decided' when the caller should wake the run. */
   async decide(run: RunRef, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'all_decided'> {
-    const result = await this.redis.decideApproval(this.keys.runApprovals(run.id), callId, JSON.stringify(decision));
+    const result = await callScript(() => this.redis.decideApproval(this.keys.runApprovals(run), callId, JSON.stringify(decision)));
     return result === 0 ? 'not_pending' : result === 2 ? 'all_decided' : 'recorded';
   }
 
   /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
   async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
     const k = this.holdKeys(run);
-    return (await this.redis.parkRun(this.keys.runApprovals(run.id), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds)) === 1;
+    return (await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds))) === 1;
   }
 
   /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
   async shouldWake(run: RunRef): Promise<boolean> {
-    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run.id)).exists(this.keys.runCancel(run.id)).exec();
+    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run)).exists(this.keys.runCancel(run)).exec();
     const [[, approvals], [, cancel]] = replies as [[Error | null, Record<string, string>], [Error | null, number]];
     if (cancel === 1) return true;
     const calls = Object.entries(approvals ?? {}).filter(([field]) => field.startsWith('call:'));
@@ -191,7 +195,7 @@ export class RunLease {
 
   /** The run's last event (its id and type), if its stream is still kept. */
   async lastEvent(run: RunRef): Promise<{ id: string; type: string } | undefined> {
-    const [entry] = await this.redis.xrevrange(this.keys.runEvents(run.id), '+', '-', 'COUNT', 1);
+    const [entry] = await this.redis.xrevrange(this.keys.runEvents(run), '+', '-', 'COUNT', 1);
     if (!entry) return undefined;
     const [id, fields] = entry;
     return { id, type: fields[fields.indexOf('type') + 1] ?? '' };
@@ -199,7 +203,7 @@ export class RunLease {
 
   /** Whether the run's stream is still kept (it expires `streamTtlSeconds` after `done`). */
   async streamExists(run: RunRef): Promise<boolean> {
-    return (await this.redis.exists(this.keys.runEvents(run.id))) === 1;
+    return (await this.redis.exists(this.keys.runEvents(run))) === 1;
   }
 
   /**
@@ -208,33 +212,33 @@ export class RunLease {
    * as superseded (no owner is left).
    */
   async forget(run: RunRef): Promise<void> {
-    await this.redis.del(this.keys.runSequence(run.id), this.keys.runApprovals(run.id));
+    await this.redis.del(this.keys.runSequence(run), this.keys.runApprovals(run));
   }
 
   /** Web: drops the stream of a run that could not be queued. */
   async discardStream(run: RunRef): Promise<void> {
-    await this.redis.del(this.keys.runEvents(run.id));
+    await this.redis.del(this.keys.runEvents(run));
   }
 
   private holdKeys(run: RunRef) {
     return {
-      active: this.keys.conversationActive(run.conversationId),
+      active: this.keys.conversationActive(run.userId, run.conversationId),
       userRuns: this.keys.userActiveRuns(run.userId),
-      cancel: this.keys.runCancel(run.id),
-      injects: this.keys.conversationInjects(run.conversationId),
+      cancel: this.keys.runCancel(run),
+      injects: this.keys.conversationInjects(run.userId, run.conversationId),
     };
   }
 
   private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<number> {
     const k = this.holdKeys(run);
-    return fenced(this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run.id), run.id, honourCancel, owner));
+    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), run.id, honourCancel, owner));
   }
 }
 
-/** A script's SUPERSEDED error reply, as the typed error. */
-async function fenced<T>(reply: Promise<T>): Promise<T> {
+/** Calls a script, once more on NOSCRIPT (see isNoScript); its SUPERSEDED error reply as the typed error. */
+async function callScript<T>(call: () => Promise<T>): Promise<T> {
   try {
-    return await reply;
+    return await call().catch((err: unknown) => (isNoScript(err) ? call() : Promise.reject(err)));
   } catch (err) {
     if (err instanceof Error && err.message.includes('SUPERSEDED')) throw new Superseded();
     throw err;

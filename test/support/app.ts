@@ -129,7 +129,7 @@ export async function startTestApp(
   const logger = createLogger(config.logLevel, 'web', sink);
   const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: options.poolMax ?? 5 });
   const redis = createRedis(config.redis, 'web-commands', 'test-web');
-  const subscriber = createRedis(config.redis, 'patient', 'test-web-subscriber');
+  const subscriber = createRedis(config.redis, 'subscriber', 'test-web-subscriber');
   const reader = createRedis(config.redis, 'stream-reader', 'test-web-reader');
   if (options.waitForRedis !== false) await waitForReady(redis);
   const services = buildServices({ config, knex, redis, subscriber, reader, logger }, options);

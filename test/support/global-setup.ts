@@ -1,33 +1,42 @@
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../src/shared/redis-keys.js';
 import { createDatabase } from './database.js';
+import { ThrowawayRedisCluster } from './redis-cluster.js';
 
 /** One database and one Redis key prefix per test run, created here and removed afterwards (DESIGN §7). */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The run suites also run on a Redis Cluster: TEST_REDIS_CLUSTER_NODES names one, else a throwaway three-node one is started. */
+const CLUSTER_NODES = process.env.TEST_REDIS_CLUSTER_NODES;
 
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     redisUrl: string;
     redisPrefix: string;
+    redisClusterNodes: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const id = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const redisPrefix = `ap_test_${id}:`;
-  const database = await createDatabase(`ap_test_${id}`);
+  const [database, cluster] = await Promise.all([createDatabase(`ap_test_${id}`), CLUSTER_NODES ? undefined : ThrowawayRedisCluster.start()]);
 
   project.provide('databaseUrl', database.url);
   project.provide('redisUrl', REDIS_URL);
   project.provide('redisPrefix', redisPrefix);
+  project.provide('redisClusterNodes', CLUSTER_NODES ?? cluster!.nodeList);
 
   return async () => {
     await database.drop();
     const redis = new Redis(REDIS_URL);
     await deleteKeysWithPrefix(redis, redisPrefix);
     redis.disconnect();
+    if (cluster) return cluster.destroy();
+    const external = new Cluster(CLUSTER_NODES!.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })));
+    await deleteKeysWithPrefix(external, redisPrefix);
+    external.disconnect();
   };
 }

@@ -12,6 +12,7 @@
   ARGV[5] event data
   ARGV[6] doorbell channel
   ARGV[7] the user's active-run cap
+  ARGV[8] how to ring it: PUBLISH, or SPUBLISH on a cluster (the channel carries the keys' hash tag)
 
   Returns the entry id when claimed; 0 when the conversation is busy; -1 when the user is at the cap.
 ]]
@@ -23,5 +24,5 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('EXPIRE', KEYS[3], ARGV[2])
 local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[4], 'data', ARGV[5])
-redis.call('PUBLISH', ARGV[6], id)
+redis.call(ARGV[8], ARGV[6], id)
 return id

@@ -10,7 +10,8 @@
   ARGV[2] doorbell channel
   ARGV[3] owner attempt ('' = not fenced)
   ARGV[4] seconds to keep the stream and hash once `done` is appended
-  ARGV[5...] the events, four values each: type, data (one-line JSON), scope ('' = not numbered), seq
+  ARGV[5] how to ring it: PUBLISH, or SPUBLISH on a cluster (the channel carries the keys' hash tag)
+  ARGV[6...] the events, four values each: type, data (one-line JSON), scope ('' = not numbered), seq
 
   Returns the number of events appended; error SUPERSEDED when another attempt owns the run.
 ]]
@@ -19,7 +20,7 @@ if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], 'owner') ~= ARGV[3] then
 end
 local appended = 0
 local final = false
-for i = 5, #ARGV, 4 do
+for i = 6, #ARGV, 4 do
   local scope = ARGV[i + 2]
   local fresh = true
   if scope ~= '' then
@@ -40,5 +41,5 @@ if final then
   redis.call('EXPIRE', KEYS[1], ARGV[4])
   redis.call('EXPIRE', KEYS[2], ARGV[4])
 end
-if appended > 0 then redis.call('PUBLISH', ARGV[2], appended) end
+if appended > 0 then redis.call(ARGV[5], ARGV[2], appended) end
 return appended
