@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { stream } from './support/sse.js';
 import { eventually } from './support/eventually.js';
-import { redisKeys } from '../src/shared/redis-keys.js';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
 
 /** What a finished run leaves in Redis (DESIGN §13): only its event stream, for RUN_STREAM_TTL_S; its outcome stays in Postgres. */
@@ -93,21 +92,21 @@ describe('a finished run in Redis', () => {
 
 /** Nothing names the run, its conversation or its user but the run's stream, which expires within the default hour; no finished job is kept. */
 async function expectOnlyItsStream(runId: string, conversationId: string, userId: string) {
-  const keys = redisKeys(kept.env.REDIS_KEY_PREFIX!);
-  const streamKey = keys.runEvents(runId);
+  const { keys } = kept.identity;
+  const streamKey = keys.runEvents({ id: runId, userId });
   expect(await leftBy(kept, [runId, conversationId, userId], streamKey)).toEqual([streamKey]);
   const ttl = await kept.redis.ttl(streamKey);
   expect(ttl).toBeGreaterThan(3500);
   expect(ttl).toBeLessThanOrEqual(3600);
-  expect(await kept.redis.exists(`${keys.bullPrefix}:${RUN_QUEUE}:completed`)).toBe(0);
+  expect(await kept.redis.exists(`${keys.bullPrefix(RUN_QUEUE)}:${RUN_QUEUE}:completed`)).toBe(0);
 }
 
 describe('a finished run whose stream expired', () => {
   it('events → 410 gone with its final status, answer and usage; GET /api/runs/{id} keeps them', async () => {
-    const { key } = await brief.user();
+    const { user, key } = await brief.user();
     const live = await stream(`${brief.url}/api/react`, { token: key, body: { q: 'What is 6*7?' } });
     const runId = live.headers.get('x-run-id')!;
-    const streamKey = redisKeys(brief.env.REDIS_KEY_PREFIX!).runEvents(runId);
+    const streamKey = brief.identity.keys.runEvents({ id: runId, userId: user.id });
     expect(await brief.redis.ttl(streamKey)).toBeLessThanOrEqual(1);
     await eventually(async () => (await brief.redis.exists(streamKey)) === 0, 'the stream to expire', { timeoutMs: 10_000 });
     const run = await call(brief, `/api/runs/${runId}`, key);
