@@ -79,7 +79,7 @@ export class WebhookDeliverer {
       return DONE;
     }
     const number = delivery.attempts + 1;
-    this.logger.debug({ delivery_id: delivery.id, webhook_id: endpoint.id, attempt: number }, 'delivering webhook');
+    this.logger.info({ delivery_id: delivery.id, webhook_id: endpoint.id, attempt: number }, 'delivering webhook');
     const attempt = await this.attempt(endpoint, delivery);
     this.options.onAttempt?.(attempt.ok ? 'delivered' : attempt.status === null ? 'unreachable' : 'rejected');
     if (attempt.ok) {
@@ -88,8 +88,9 @@ export class WebhookDeliverer {
       return DONE;
     }
     if (attempt.status === 410) {
-      await this.record(delivery, attempt, 'failed');
+      // Off before the delivery reads failed, so whoever sees the one sees the other.
       await this.disable(endpoint, 'the receiver answered 410 Gone');
+      await this.record(delivery, attempt, 'failed');
       return DONE;
     }
     if (number >= this.options.maxAttempts) {
