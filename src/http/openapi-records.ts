@@ -39,15 +39,20 @@ export const ValidationErrorBody = v.strictObject({
   ),
 });
 export const InternalErrorBody = v.strictObject({ error: v.literal('internal_error'), message: v.string(), request_id: v.nullable(v.string()) });
-const usage = v.strictObject({ prompt_tokens: v.number(), completion_tokens: v.number(), reasoning_tokens: v.number(), total_tokens: v.number() });
+/** Token counts by name (prompt_tokens, completion_tokens, reasoning_tokens, total_tokens). */
+const tokenCounts = v.record(v.string(), v.number());
 const runStatus = v.picklist(['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled']);
-/** 410 from GET /api/runs/{id}/events: the stream expired; the run's outcome comes with it. */
+/**
+ * 410 from GET /api/runs/{id}/events: the finished run's stream has expired; its outcome comes with
+ * the error. The outcome fields are optional until every web process sends them (they arrive with
+ * the stream-TTL change), then they are always there.
+ */
 export const GoneBody = v.strictObject({
   error: v.literal('gone'),
   message: v.string(),
-  status: runStatus,
-  answer: v.nullable(v.string()),
-  usage: v.nullable(usage),
+  status: v.optional(v.picklist(['succeeded', 'failed', 'cancelled'])),
+  answer: v.optional(v.nullable(v.string())),
+  usage: v.optional(v.nullable(tokenCounts)),
 });
 
 /** The error body of each status. */
@@ -105,7 +110,7 @@ export const RunRecord = v.strictObject({
   answer: v.nullable(v.string()),
   finish_reason: v.nullable(v.picklist(FINISH_REASONS)),
   error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
-  usage: v.nullable(v.record(v.string(), v.number())),
+  usage: v.nullable(tokenCounts),
   user_metadata: v.nullable(v.string()),
   created_at: instant,
   started_at: v.nullable(instant),
@@ -121,7 +126,7 @@ export const RunEvent = v.union(Object.entries(eventSchemas).map(([type, data]) 
 export const runEventStream: MediaResponse = {
   mediaType: 'text/event-stream',
   description: [
-    'The run as server-sent events (DESIGN §5): each event is `id: <stream entry id>`, `event: <type>`, `data: <one-line JSON>`;',
+    'The run as server-sent events: each event is `id: <stream entry id>`, `event: <type>`, `data: <one-line JSON>`;',
     '`run` always comes first and `done` always last; a comment line `: ping` every 15 s. Headers `X-Run-Id` and `X-Conversation-Id` name the run.',
     'Resume after a dropped connection with `GET /api/runs/{id}/events` and `Last-Event-ID`.',
     '',

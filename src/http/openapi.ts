@@ -129,7 +129,7 @@ function accessText(route: Route): string {
 
 const tagOf = (path: string) => {
   const [first, second] = path.split('/').filter(Boolean);
-  if (first !== 'api') return 'Operations';
+  if (first !== 'api') return first === 'docs' || first === 'openapi.json' ? 'Documentation' : 'Health';
   return second === 'admin' ? 'Admin' : second === 'me' ? 'API keys' : (second ?? 'api').replace(/^\w/, (c) => c.toUpperCase()).replace(/-/g, ' ');
 };
 
@@ -179,7 +179,7 @@ export function openApiDocument(routes: Route[]): Json {
     info: {
       title: 'Agent Platform API',
       version: API_VERSION,
-      description: 'Runs ReAct and DAG agents for API clients, streamed as server-sent events. Errors follow DESIGN §4: `{error, message}`, or FastAPI\'s `{detail}` for 422.',
+      description: 'Runs ReAct and DAG agents for API clients, streamed as server-sent events. Errors answer `{error, message}` (a 500 adds `request_id`), or FastAPI\'s `{detail: [{loc, msg, type}]}` for invalid input (422).',
     },
     paths,
     components: components(routes),

@@ -23,7 +23,7 @@ const PAGE = `<!doctype html>
 </body>
 </html>
 `;
-const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout' });\n`;
+const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis], layout: 'BaseLayout', validatorUrl: null });\n`;
 
 /** Read on first use and kept: the bundle is large and never changes while the process runs. */
 function lazily<T>(make: () => T): () => T {
