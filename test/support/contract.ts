@@ -86,8 +86,9 @@ const mediaType = (contentType: string | null) => (contentType ?? '').split(';')
 const describeErrors = (validate: ValidateFunction) =>
   (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ');
 
-/** The document each watched origin serves, compiled. */
+/** The document each watched origin serves, compiled; origins serving the same document share one. */
 const contracts = new Map<string, Promise<Contract>>();
+const compiled = new Map<string, Contract>();
 const mismatches: string[] = [];
 let originalFetch: Fetch | undefined;
 
@@ -98,7 +99,10 @@ export async function watchContract(baseUrl: string): Promise<void> {
   if (!contracts.has(origin)) {
     const loaded = originalFetch(`${origin}/openapi.json`).then(async (res) => {
       if (res.status !== 200) throw new Error(`GET ${origin}/openapi.json answered ${res.status}`);
-      return new Contract((await res.json()) as Json);
+      const text = await res.text();
+      const contract = compiled.get(text) ?? new Contract(JSON.parse(text) as Json);
+      compiled.set(text, contract);
+      return contract;
     });
     contracts.set(origin, loaded);
   }
