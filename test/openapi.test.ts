@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp, type TestApp } from './support/app.js';
 import { EVENT_TYPES } from '../src/shared/events.js';
+import { apiRoutes } from '../src/app.js';
+import { openApiPath } from '../src/http/openapi.js';
 
 /** The spec, in shared/ beside the checkout (as on developers' machines and in CI). */
 const specPath = fileURLToPath(new URL('../../shared/spec/agent-platform-api.md', import.meta.url));
@@ -44,6 +46,19 @@ describe('the OpenAPI document', () => {
     const result = await validator.validate(structuredClone(document));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+
+  it('documents every declared route with its usual status, each operation with a success and a unique id', () => {
+    const routes = apiRoutes(app.services);
+    expect(routes.length).toBe(Object.values(document.paths).reduce((n, ops) => n + Object.keys(ops).length, 0));
+    for (const route of routes) {
+      const op = document.paths[openApiPath(route.path)]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(op.responses[String(route.status ?? 200)], `${route.method} ${route.path} documents its usual status`).toBeDefined();
+      if (route.streams) expect(Object.keys(op.responses['200'].content)).toEqual(['text/event-stream']);
+    }
+    const ids = Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('has every endpoint the spec names', () => {

@@ -32,9 +32,10 @@ function lazily<T>(make: () => T): () => T {
 }
 
 /** The page's files by name: Swagger UI's from the package, and the script that points it at the document. */
-const FILES: Record<string, { mediaType: string; read: () => Buffer | string }> = {
-  'swagger-ui.css': { mediaType: 'text/css', read: lazily(() => readFileSync(join(uiDirectory, 'swagger-ui.css'))) },
-  'swagger-ui-bundle.js': { mediaType: 'text/javascript', read: lazily(() => readFileSync(join(uiDirectory, 'swagger-ui-bundle.js'))) },
+const FILES: Record<string, { mediaType: string; read: () => Buffer | string; cache?: string }> = {
+  // The package's files change only with a deploy and carry no user data: a browser may keep them for an hour.
+  'swagger-ui.css': { mediaType: 'text/css', read: lazily(() => readFileSync(join(uiDirectory, 'swagger-ui.css'))), cache: 'public, max-age=3600' },
+  'swagger-ui-bundle.js': { mediaType: 'text/javascript', read: lazily(() => readFileSync(join(uiDirectory, 'swagger-ui-bundle.js'))), cache: 'public, max-age=3600' },
   [INIT_FILE]: { mediaType: 'text/javascript', read: () => INIT },
 };
 
@@ -60,14 +61,14 @@ export function docsRoutes(routes: () => Route[]): Route[] {
       responses: { 200: { mediaType: 'text/html', description: 'The documentation page' } },
       handle: () => new Reply(200, PAGE, { 'Content-Type': 'text/html; charset=utf-8' }),
     }),
-    ...Object.entries(FILES).map(([file, { mediaType, read }]) =>
+    ...Object.entries(FILES).map(([file, { mediaType, read, cache }]) =>
       route({
         method: 'GET',
         path: `/docs/${file}`,
         summary: `The docs page's ${file}`,
         auth: 'public',
         responses: { 200: { mediaType, description: file } },
-        handle: () => new Reply(200, read(), { 'Content-Type': `${mediaType}; charset=utf-8` }),
+        handle: () => new Reply(200, read(), { 'Content-Type': `${mediaType}; charset=utf-8`, ...(cache && { 'Cache-Control': cache }) }),
       }),
     ),
   ];
