@@ -13,7 +13,7 @@ import { apiRouters, createApp } from '../../src/app.js';
 import { serve } from '../../src/http/serve.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
-import { watchContract } from './contract.js';
+import { forgetContract, watchContract } from './contract.js';
 
 export const uniqueId = () => randomBytes(6).toString('hex');
 
@@ -97,6 +97,7 @@ export class TestApp {
   }
 
   async close() {
+    forgetContract(this.url);
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const stream of this.services.openStreams) stream.close();
     this.server.closeAllConnections();

@@ -26,9 +26,10 @@ interface Operation {
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 class Contract {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly ajv = new Ajv2020({ strict: false });
   private readonly operations: Operation[];
-  private readonly validators = new Map<string, ValidateFunction>();
+  /** By schema object: the document's schemas are the same objects on every call. */
+  private readonly validators = new WeakMap<Json, ValidateFunction>();
 
   constructor(private readonly document: Json) {
     addFormats.default(this.ajv);
@@ -44,6 +45,8 @@ class Contract {
         })),
       )
       .sort((a, b) => a.params - b.params);
+    // Streams carry many events from the first moment: their validators are ready before any arrives.
+    for (const branch of (document.components.schemas.RunEvent?.anyOf ?? []) as Json[]) this.validator(branch);
   }
 
   /** The response object documented for `method path` answering `status`, or why there is none. */
@@ -62,13 +65,24 @@ class Contract {
   }
 
   validator(schema: Json): ValidateFunction {
-    const key = JSON.stringify(schema);
-    let validate = this.validators.get(key);
+    let validate = this.validators.get(schema);
     if (!validate) {
       validate = this.ajv.compile(this.local(schema, 'openapi'));
-      this.validators.set(key, validate);
+      this.validators.set(schema, validate);
     }
     return validate;
+  }
+
+  /**
+   * The schema of one event type of a stream whose schema is a union of events told apart by
+   * `event` (`RunEvent`): validating against that branch alone keeps a busy stream cheap to check.
+   */
+  eventSchema(schema: Json, type: string): Json | undefined {
+    const ref = schema.$ref as string | undefined;
+    const union = ref ? this.document.components.schemas[ref.split('/').at(-1)!] : schema;
+    const branches = (union.anyOf ?? union.oneOf) as Json[] | undefined;
+    if (!branches) return schema;
+    return branches.find((branch) => branch.properties?.event?.const === type);
   }
 
   /** The document's references to its named schemas, as references into the schema Ajv holds them in. */
@@ -109,6 +123,11 @@ export async function watchContract(baseUrl: string): Promise<void> {
   await contracts.get(origin);
 }
 
+/** Stops checking `baseUrl` (its server closed: another server may get the port). */
+export function forgetContract(baseUrl: string): void {
+  contracts.delete(new URL(baseUrl).origin);
+}
+
 /** The mismatches seen since the last call. */
 export function takeMismatches(): string[] {
   return mismatches.splice(0);
@@ -120,28 +139,58 @@ function checkHeaders(response: Json, res: Response, where: string): void {
   }
 }
 
-/** A body stream that passes through unchanged and checks what went through. */
-function inspected(body: ReadableStream<Uint8Array>, onText: (text: string) => void, onEnd: () => void): ReadableStream<Uint8Array> {
+/**
+ * The body as the test reads it, unchanged, handing each piece's text to `check`; `end` is called
+ * once the body is over (`complete` false when it was cut off or cancelled). Nothing is read ahead
+ * of the test.
+ */
+function inspected(body: ReadableStream<Uint8Array>, check: BodyCheck): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   const decoder = new TextDecoder();
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        onText(decoder.decode(chunk, { stream: true }));
-        controller.enqueue(chunk);
+  let ended = false;
+  const end = (complete: boolean) => {
+    if (ended) return;
+    ended = true;
+    check.onText(decoder.decode());
+    check.onEnd(complete);
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            end(true);
+            controller.close();
+            return;
+          }
+          check.onText(decoder.decode(value, { stream: true }));
+          controller.enqueue(value);
+        } catch (err) {
+          end(false);
+          controller.error(err);
+        }
       },
-      flush() {
-        onText(decoder.decode());
-        onEnd();
+      cancel(reason) {
+        end(false);
+        return reader.cancel(reason);
       },
-    }),
+    },
+    { highWaterMark: 0 },
   );
 }
 
-function checkJson(contract: Contract, schema: Json, where: string, status: number) {
+interface BodyCheck {
+  onText(piece: string): void;
+  onEnd(complete: boolean): void;
+}
+
+function checkJson(contract: Contract, schema: Json, where: string, status: number): BodyCheck {
   let text = '';
   return {
-    onText: (piece: string) => (text += piece),
-    onEnd: () => {
+    onText: (piece) => (text += piece),
+    onEnd: (complete) => {
+      if (!complete) return;
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -155,22 +204,31 @@ function checkJson(contract: Contract, schema: Json, where: string, status: numb
   };
 }
 
-function checkEvents(contract: Contract, schema: Json, where: string) {
-  const validate = contract.validator(schema);
+/** Events are checked once the stream is over, so a test racing a live run pays nothing while it streams. */
+function checkEvents(contract: Contract, schema: Json, where: string): BodyCheck {
+  const pieces: string[] = [];
   const parser = createParser({
     onEvent(message) {
+      const type = message.event ?? 'message';
+      const branch = contract.eventSchema(schema, type);
+      if (!branch) {
+        mismatches.push(`${where}: event type ${type} is not documented`);
+        return;
+      }
       let data: unknown;
       try {
         data = JSON.parse(message.data);
       } catch {
-        mismatches.push(`${where}: event ${message.event} carries data that is not JSON: ${message.data.slice(0, 200)}`);
+        mismatches.push(`${where}: event ${type} carries data that is not JSON: ${message.data.slice(0, 200)}`);
         return;
       }
-      const event = { event: message.event ?? 'message', id: message.id ?? '', data };
-      if (!validate(event)) mismatches.push(`${where}: event ${event.event} does not match the document: ${describeErrors(validate)}; data: ${message.data.slice(0, 300)}`);
+      const validate = contract.validator(branch);
+      if (!validate({ event: type, id: message.id ?? '', data })) {
+        mismatches.push(`${where}: event ${type} does not match the document: ${describeErrors(validate)}; data: ${message.data.slice(0, 300)}`);
+      }
     },
   });
-  return { onText: (piece: string) => parser.feed(piece), onEnd: () => {} };
+  return { onText: (piece) => pieces.push(piece), onEnd: () => parser.feed(pieces.join('')) };
 }
 
 async function checked(request: { method: string; url: URL }, res: Response): Promise<Response> {
@@ -192,7 +250,7 @@ async function checked(request: { method: string; url: URL }, res: Response): Pr
   if (!schema) return res;
   const check = received === 'application/json' ? checkJson(contract, schema, where, res.status) : received === 'text/event-stream' ? checkEvents(contract, schema, where) : undefined;
   if (!check) return res;
-  return new Response(inspected(res.body, check.onText, check.onEnd), { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(inspected(res.body, check), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 function requestOf(input: Parameters<Fetch>[0], init?: Parameters<Fetch>[1]): { method: string; url: URL } {

@@ -9,7 +9,7 @@ import { buildIdentityServices } from '../../src/services.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
 import { uniqueId } from './app.js';
-import { watchContract } from './contract.js';
+import { forgetContract, watchContract } from './contract.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -144,6 +144,7 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
+    for (const url of this.urls) forgetContract(url);
     await Promise.all([...this.webs, ...this.workers].map((p) => p.stop()));
     this.redis.disconnect();
     await this.knex.destroy();
