@@ -6,7 +6,7 @@ import { errorBodies, namedRecords } from './openapi-records.js';
 /**
  * The OpenAPI 3.1 document (DESIGN §12), derived from the route declarations: the same valibot
  * schemas that validate requests describe them here, and each route's declared responses and
- * error statuses describe what it answers. Built once per process, on the first request for it.
+ * error statuses describe what it answers. Built once per app, on the first request for it.
  */
 
 export const API_VERSION = '0.8.9';
@@ -44,7 +44,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'A backing service is unavailable: retry after Retry-After',
 };
 
-const header = (description: string, required = true) => ({ description, required, schema: { type: 'string' } });
+const header = (description: string) => ({ description, required: true, schema: { type: 'string' } });
 const REQUEST_ID = { 'X-Request-Id': header('The request id (kept from the request when sane), in every log line of the request') };
 const ERROR_HEADERS: Record<number, Json> = {
   401: { 'WWW-Authenticate': header('Bearer') },

@@ -56,7 +56,6 @@ export function agentRoutes({ agents }: Services): Route[] {
       summary: 'Create an agent',
       auth: { writes: true },
       responses: { 201: AgentRecord },
-      errors: [404],
       body: CreateAgentBody,
       status: 201,
       handle: async ({ principal, body }) => (await agents.create(principal.user.id, body)).toPublic(),
