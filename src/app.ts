@@ -19,13 +19,14 @@ import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
 import { adminOperationsRoutes } from './routes/admin-operations.js';
+import { docsRoutes } from './routes/docs.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
 import { metricsRouter, onlyAt, requestMetrics, scrapeGuard } from './metrics/http.js';
 
-/** Every route's declaration, group by group (one file each under routes/). */
+/** Every route's declaration, group by group (one file each under routes/), and the OpenAPI document of them all. */
 export function apiRoutes(services: Services): Route[] {
-  return [
+  const declared = [
     ...healthRoutes(services),
     ...authRoutes(services),
     ...apiKeyRoutes(services),
@@ -42,6 +43,8 @@ export function apiRoutes(services: Services): Route[] {
     ...adminRunRoutes(services),
     ...adminOperationsRoutes(services),
   ];
+  const all: Route[] = [...declared, ...docsRoutes(() => all)];
+  return all;
 }
 
 /** The routers serving the API; tests walk their layers to feed every route hostile input. */

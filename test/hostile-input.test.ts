@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import Router from '@koa/router';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRouters } from '../src/app.js';
+import { apiRouters, apiRoutes } from '../src/app.js';
 import { startTestApp, type Response, type TestApp } from './support/app.js';
 
 /**
@@ -224,7 +224,9 @@ describe('hostile input over every route', () => {
 
   it('hostile credentials on every route that needs one → 401 invalid_token', async () => {
     const failures: string[] = [];
-    const guarded = routes.filter((r) => !['/healthz', '/readyz', '/api/auth/login', '/api/auth/refresh'].includes(r.path));
+    const open = new Set(apiRoutes(app.services).filter((r) => r.auth === 'public').map((r) => r.path));
+    expect([...open]).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/api/auth/login', '/api/auth/refresh', '/openapi.json', '/docs']));
+    const guarded = routes.filter((r) => !open.has(r.path));
     for (const header of HOSTILE_HEADERS) {
       const headers = await header.headers();
       for (const route of guarded) {

@@ -34,6 +34,20 @@ export class Reply {
   ) {}
 }
 
+/** A response that is not a JSON body: server-sent events, or another media type (the docs page). */
+export interface MediaResponse {
+  mediaType: string;
+  description: string;
+  /** The shape of each item (an SSE event's data), for the document. */
+  schema?: Schema;
+}
+
+/**
+ * What a route answers with each status it succeeds with: a valibot schema of the JSON body, a
+ * media response, or null (no body). Documentation and contract only: never checked while serving.
+ */
+export type Responses = Record<number, Schema | MediaResponse | null>;
+
 export interface RouteInput<A extends Access, P, Q, H, B> {
   params: Out<P>;
   query: Out<Q>;
@@ -64,6 +78,18 @@ export interface RouteSpec<A extends Access, P, Q, H, B> {
   streams?: boolean;
   /** The handler reads the request body itself (multipart uploads); `body` then describes its JSON form only. */
   readsBody?: boolean;
+  /** The handler also takes a multipart/form-data upload of one file (`file`, optional `name`). */
+  upload?: boolean;
+  /** Its success answers (DESIGN §12). */
+  responses: Responses;
+  /** Headers its success answers carry, by name, with what they hold. */
+  responseHeaders?: Record<string, string>;
+  /**
+   * The error statuses the handler itself answers (404, 409, …). Those the declaration implies
+   * (credential → 401/403, inputs → 422, a body → 413/415) and those any request may meet are
+   * added by the document (src/http/openapi.ts).
+   */
+  errors?: number[];
   handle(input: RouteInput<A, P, Q, H, B>): unknown;
 }
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { AdminApiKeyInfo, pageOf } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
@@ -16,6 +17,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/admin/api-keys',
       summary: "List every user's API keys (user_id, is_active filters)",
       auth: ADMIN,
+      responses: { 200: pageOf(AdminApiKeyInfo) },
       query: ListQuery,
       handle: ({ query: { user_id, is_active, ...page } }) => apiKeys.listAll({ user_id, is_active }, page),
     }),
@@ -24,6 +26,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/admin/api-keys/:id',
       summary: "Rename, enable or disable any user's API key, or change its expiry",
       auth: ADMIN,
+      responses: { 200: AdminApiKeyInfo },
       params: KeyParams,
       body: UpdateKeyBody,
       handle: ({ params, body, principal, ctx }) => apiKeys.update(null, params.id, body, actorOf(principal, ctx)),
@@ -33,6 +36,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/admin/api-keys/:id',
       summary: "Delete any user's API key",
       auth: ADMIN,
+      responses: { 204: null },
       params: KeyParams,
       status: 204,
       handle: ({ params, principal, ctx }) => apiKeys.remove(null, params.id, actorOf(principal, ctx)),

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { pageOf } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
 
@@ -16,6 +17,30 @@ const AuditQuery = v.pipe(
   v.forward(v.check((q) => !q.from || !q.to || q.from < q.to, 'from must be before to'), ['from']),
 );
 
+const QueueCountsRecord = v.strictObject({
+  name: v.string(),
+  waiting: v.number(),
+  active: v.number(),
+  delayed: v.number(),
+  failed: v.number(),
+  completed: v.number(),
+  paused: v.number(),
+  is_paused: v.boolean(),
+  workers: v.nullable(v.number()),
+});
+const AuditRecord = v.strictObject({
+  id: v.number(),
+  at: v.pipe(v.string(), v.isoTimestamp()),
+  actor_user_id: v.nullable(v.string()),
+  credential: v.nullable(v.string()),
+  action: v.string(),
+  target_type: v.nullable(v.string()),
+  target_id: v.nullable(v.string()),
+  ip: v.nullable(v.string()),
+  request_id: v.nullable(v.string()),
+  details: v.record(v.string(), v.unknown()),
+});
+
 /** Queues and the audit log, for administrators (DESIGN §9). The audit log has no endpoint that changes it. */
 export function adminOperationsRoutes({ audit, queueStats }: Services): Route[] {
   return [
@@ -24,6 +49,7 @@ export function adminOperationsRoutes({ audit, queueStats }: Services): Route[] 
       path: '/api/admin/queues',
       summary: 'Job counts and workers per BullMQ queue (cached for 2 s)',
       auth: ADMIN,
+      responses: { 200: v.strictObject({ queues: v.array(QueueCountsRecord) }) },
       handle: async () => ({ queues: await queueStats.counts() }),
     }),
     route({
@@ -31,6 +57,7 @@ export function adminOperationsRoutes({ audit, queueStats }: Services): Route[] 
       path: '/api/admin/audit-log',
       summary: 'The audit log, newest first (actor_id, action, target_id, from, to)',
       auth: ADMIN,
+      responses: { 200: pageOf(AuditRecord) },
       query: AuditQuery,
       handle: ({ query: { actor_id, action, target_id, from, to, ...page } }) => audit.list({ actor_id, action, target_id, from, to }, page),
     }),

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { CancelAccepted, pageOf, RunRecord } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
@@ -35,6 +36,17 @@ const UsageQuery = v.pipe(
   v.forward(v.check((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_DAYS * DAY_MS, `the window may span at most ${MAX_WINDOW_DAYS} days`), ['to']),
 );
 
+const AdminRunRecord = v.strictObject({ ...RunRecord.entries, user_id: v.pipe(v.string(), v.uuid()) });
+const usageCounts = Object.fromEntries(
+  ['runs', 'succeeded', 'failed', 'cancelled', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens'].map((name) => [name, v.number()]),
+);
+const UsageReport = v.strictObject({
+  ...pageOf(v.strictObject({ key: v.pipe(v.string(), v.description('The user id, or the UTC day (YYYY-MM-DD)')), ...usageCounts })).entries,
+  from: v.pipe(v.string(), v.isoTimestamp()),
+  to: v.pipe(v.string(), v.isoTimestamp()),
+  group_by: v.picklist(['user', 'day']),
+});
+
 const RunPath = v.object({ id: uuidText });
 
 /** Runs across users and what they used, for administrators (DESIGN §9). */
@@ -45,6 +57,7 @@ export function adminRunRoutes({ runs, runReports }: Services): Route[] {
       path: '/api/admin/runs',
       summary: 'List runs across users, newest first (status, user_id, mode, from, to)',
       auth: ADMIN,
+      responses: { 200: pageOf(AdminRunRecord) },
       query: RunsQuery,
       handle: ({ query: { status, user_id, mode, from, to, ...page } }) => runReports.list({ status, user_id, mode, from, to }, page),
     }),
@@ -53,6 +66,8 @@ export function adminRunRoutes({ runs, runReports }: Services): Route[] {
       path: '/api/admin/runs/:id/cancel',
       summary: "Cancel any user's queued or running run",
       auth: ADMIN,
+      responses: { 202: CancelAccepted },
+      errors: [409],
       params: RunPath,
       status: 202,
       handle: async ({ params, principal, ctx }) => ({ run_id: (await runs.cancelAny(params.id, actorOf(principal, ctx))).id, status: 'cancelling' }),
@@ -62,6 +77,7 @@ export function adminRunRoutes({ runs, runReports }: Services): Route[] {
       path: '/api/admin/usage',
       summary: 'Runs, outcomes and tokens per user or per UTC day in [from, to) (default: the last 30 days; at most 366)',
       auth: ADMIN,
+      responses: { 200: UsageReport },
       query: UsageQuery,
       handle: ({ query: { from, to, user_id, group_by, ...page } }) => runReports.usage({ from, to, user_id, group_by }, page),
     }),

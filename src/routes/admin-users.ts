@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { AdminUser, pageOf } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
@@ -27,6 +28,15 @@ const UpdateBody = v.pipe(
   v.check((body) => Object.keys(body).length > 0, 'send at least one of name, role, is_active'),
 );
 
+const CreatedUser = v.strictObject({
+  ...AdminUser.entries,
+  password: v.optional(v.pipe(v.string(), v.description('The generated password, when none was sent: shown in this response only'))),
+});
+const UserWithCounts = v.strictObject({
+  ...AdminUser.entries,
+  counts: v.strictObject(Object.fromEntries(['api_keys', 'agents', 'conversations', 'runs', 'active_runs', 'knowledge_bases', 'connectors'].map((name) => [name, v.number()]))),
+});
+
 const UserPath = v.object({ id: uuidText });
 
 /** Users, for administrators (DESIGN §9). A created user's generated password is in the create response only. */
@@ -37,6 +47,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users',
       summary: 'List users (q: email contains; role; is_active)',
       auth: ADMIN,
+      responses: { 200: pageOf(AdminUser) },
       query: ListQuery,
       handle: ({ query: { q, role, is_active, ...page } }) => userAdmin.list({ q, role, is_active }, page),
     }),
@@ -45,6 +56,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users',
       summary: 'Create a user; without a password one is generated and shown in this response only',
       auth: ADMIN,
+      responses: { 201: CreatedUser },
       body: CreateBody,
       status: 201,
       handle: ({ body, principal, ctx }) => userAdmin.create(body, actorOf(principal, ctx)),
@@ -54,6 +66,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users/:id',
       summary: 'Read a user, with counts of what they own',
       auth: ADMIN,
+      responses: { 200: UserWithCounts },
       params: UserPath,
       handle: ({ params }) => userAdmin.get(params.id),
     }),
@@ -62,6 +75,8 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users/:id',
       summary: "Rename a user, change their role, or disable (every credential refused, runs cancelled) or enable them",
       auth: ADMIN,
+      responses: { 200: AdminUser },
+      errors: [409],
       params: UserPath,
       body: UpdateBody,
       handle: ({ params, body, principal, ctx }) => userAdmin.update(params.id, body, actorOf(principal, ctx)),
@@ -71,6 +86,8 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users/:id',
       summary: 'Delete a user and everything they own (their runs are cancelled first)',
       auth: ADMIN,
+      responses: { 204: null },
+      errors: [409],
       params: UserPath,
       status: 204,
       handle: ({ params, principal, ctx }) => userAdmin.remove(params.id, actorOf(principal, ctx)),

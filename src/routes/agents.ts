@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { AgentRecord, pageOf } from '../http/openapi-records.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
@@ -36,6 +37,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents',
       summary: "List the caller's agents",
       auth: { scope: 'agents' },
+      responses: { 200: pageOf(AgentRecord) },
       query: paginationQuery,
       handle: ({ principal, query }) => agents.list(principal.user.id, query),
     }),
@@ -44,6 +46,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents/:id',
       summary: 'Read an agent',
       auth: { scope: 'agents' },
+      responses: { 200: AgentRecord },
       params: AgentPath,
       handle: async ({ principal, params }) => (await agents.own(principal.user.id, params.id)).toPublic(),
     }),
@@ -52,6 +55,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents',
       summary: 'Create an agent',
       auth: { writes: true },
+      responses: { 201: AgentRecord },
       body: CreateAgentBody,
       status: 201,
       handle: async ({ principal, body }) => (await agents.create(principal.user.id, body)).toPublic(),

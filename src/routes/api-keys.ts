@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { ApiKeyInfo, pageOf } from '../http/openapi-records.js';
 import { scopesField } from '../auth/scopes.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { actorOf } from '../http/actor.js';
@@ -35,6 +36,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys',
       summary: "List the caller's API keys (never the full key)",
       auth: {},
+      responses: { 200: pageOf(ApiKeyInfo) },
       query: paginationQuery,
       handle: ({ principal, query }) => apiKeys.list(principal.user.id, query),
     }),
@@ -43,6 +45,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys',
       summary: 'Create an API key; the full key is in this response only',
       auth: { writes: true },
+      responses: { 201: v.strictObject({ ...ApiKeyInfo.entries, key: v.pipe(v.string(), v.description('The full key (svc_…), shown in this response only')) }) },
       body: CreateKeyBody,
       status: 201,
       handle: ({ principal, body, ctx }) => apiKeys.create(principal.user.id, body, principal.scopes, actorOf(principal, ctx)),
@@ -52,6 +55,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys/:id',
       summary: 'Rename, enable or disable an API key, or change its expiry',
       auth: { writes: true },
+      responses: { 200: ApiKeyInfo },
       params: KeyParams,
       body: UpdateKeyBody,
       handle: ({ principal, params, body, ctx }) => apiKeys.update(principal.user.id, params.id, body, actorOf(principal, ctx)),
@@ -61,6 +65,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys/:id',
       summary: 'Delete an API key',
       auth: { writes: true },
+      responses: { 204: null },
       params: KeyParams,
       status: 204,
       handle: ({ principal, params, ctx }) => apiKeys.remove(principal.user.id, params.id, actorOf(principal, ctx)),

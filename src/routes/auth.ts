@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { TokenPair } from '../http/openapi-records.js';
 import { originOf } from '../http/actor.js';
 
 const LoginBody = v.strictObject({
@@ -12,6 +13,15 @@ const RefreshBody = v.strictObject({
   refresh_token: v.pipe(v.string(), v.minLength(1), v.maxLength(512)),
 });
 
+const CredentialInfo = v.strictObject({
+  valid: v.literal(true),
+  token_type: v.picklist(['jwt', 'api_key']),
+  user_id: v.pipe(v.string(), v.uuid()),
+  scopes: v.nullable(v.string()),
+  expires_at: v.nullable(v.pipe(v.string(), v.isoTimestamp())),
+  expires_in: v.nullable(v.number()),
+});
+
 export function authRoutes({ sessions }: Services): Route[] {
   return [
     route({
@@ -19,6 +29,8 @@ export function authRoutes({ sessions }: Services): Route[] {
       path: '/api/auth/login',
       summary: 'Log in: an access token (JWT, 2 h) and a single-use refresh token',
       auth: 'public',
+      responses: { 200: TokenPair },
+      errors: [401],
       body: LoginBody,
       handle: ({ body, ctx }) => sessions.login(body.email, body.password, originOf(ctx)),
     }),
@@ -27,6 +39,8 @@ export function authRoutes({ sessions }: Services): Route[] {
       path: '/api/auth/refresh',
       summary: 'Exchange a refresh token for a new pair (reusing a spent one revokes its session)',
       auth: 'public',
+      responses: { 200: TokenPair },
+      errors: [401],
       body: RefreshBody,
       handle: ({ body, ctx }) => sessions.refresh(body.refresh_token, originOf(ctx)),
     }),
@@ -35,6 +49,7 @@ export function authRoutes({ sessions }: Services): Route[] {
       path: '/api/auth/verify',
       summary: 'Describe the credential the request carries (any valid key or token)',
       auth: { anyKey: true },
+      responses: { 200: CredentialInfo },
       handle: ({ principal }) => {
         const { expiresAt } = principal;
         return {

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { route, type Route } from '../http/route.js';
+import { runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
 import { uuidText } from '../http/validation.js';
@@ -32,6 +33,9 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       path: `/api/${mode}`,
       summary: `Run a ${mode === 'react' ? 'ReAct' : 'DAG'} agent query, streamed as server-sent events`,
       auth: { scope: 'chat', bodyToken: true },
+      responses: { 200: runEventStream },
+      responseHeaders: runStreamHeaders,
+      errors: [404, 409],
       body: ChatStreamRequest,
       streams: true,
       handle: async ({ principal, body, ctx }) => {
@@ -49,6 +53,8 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       path: '/api/chat/inject',
       summary: "Inject a user message into the conversation's running execution",
       auth: { scope: 'chat' },
+      responses: { 200: v.strictObject({}) },
+      errors: [404, 409],
       body: InjectBody,
       handle: async ({ principal, body }) => {
         await runs.inject(principal.user.id, body.conversation_id, body.content);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type AppContext, type Route } from '../http/route.js';
+import { ConnectorRecord, ConnectorTestResult, pageOf } from '../http/openapi-records.js';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { paginationQuery, uuidText, validateBody } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
@@ -88,6 +89,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors',
       summary: "List the caller's connectors",
       auth: { scope: 'connectors' },
+      responses: { 200: pageOf(ConnectorRecord) },
       query: paginationQuery,
       handle: ({ principal, query }) => connectors.list(principal.user.id, query),
     }),
@@ -96,6 +98,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors',
       summary: 'Create a connector (an MCP tool server); header values are sealed and never returned',
       auth: { scope: 'connectors', writes: true },
+      responses: { 201: ConnectorRecord },
       body: create,
       readsBody: true,
       status: 201,
@@ -106,6 +109,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors/:id',
       summary: 'Read a connector',
       auth: { scope: 'connectors' },
+      responses: { 200: ConnectorRecord },
       params: ConnectorPath,
       handle: async ({ principal, params }) => (await connectors.own(principal.user.id, params.id)).toPublic(),
     }),
@@ -114,6 +118,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors/:id',
       summary: 'Change a connector; `headers` replaces (value) or removes (null) single headers',
       auth: { scope: 'connectors', writes: true },
+      responses: { 200: ConnectorRecord },
       params: ConnectorPath,
       body: update,
       readsBody: true,
@@ -127,6 +132,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors/:id',
       summary: 'Delete a connector (agents lose it)',
       auth: { scope: 'connectors', writes: true },
+      responses: { 204: null },
       params: ConnectorPath,
       status: 204,
       handle: ({ principal, params, ctx }) => connectors.remove(principal.user.id, params.id, actorOf(principal, ctx)),
@@ -137,6 +143,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       summary: 'Connect to the server and list its tools; an unreachable server is status "error", never a 5xx',
       // A test changes the connector's recorded status and calls out, so it counts as a write.
       auth: { scope: 'connectors', writes: true },
+      responses: { 200: ConnectorTestResult },
       params: ConnectorPath,
       handle: ({ principal, params }) => connectors.test(principal.user.id, params.id),
     }),

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import { Reply, route, type Route } from '../http/route.js';
 import type { Services } from '../services.js';
 
@@ -18,12 +19,20 @@ const NOT_READY_RETRY_SECONDS = 5;
 /** Probes: the process is up (`/healthz`), and Postgres and Redis answer (`/readyz`). No credential. */
 export function healthRoutes({ knex, redis }: Services): Route[] {
   return [
-    route({ method: 'GET', path: '/healthz', summary: 'The process is up', auth: 'public', handle: () => ({ status: 'ok' }) }),
+    route({
+      method: 'GET',
+      path: '/healthz',
+      summary: 'The process is up',
+      auth: 'public',
+      responses: { 200: v.strictObject({ status: v.literal('ok') }) },
+      handle: () => ({ status: 'ok' }),
+    }),
     route({
       method: 'GET',
       path: '/readyz',
       summary: 'Postgres and Redis answer (else 503)',
       auth: 'public',
+      responses: { 200: v.strictObject({ status: v.literal('ready'), checks: v.strictObject({ postgres: v.literal('ok'), redis: v.literal('ok') }) }) },
       handle: async ({ ctx }) => {
         const [postgres, redisState] = await Promise.all([check(() => knex.raw('select 1')), check(() => redis.ping())]);
         const checks = { postgres, redis: redisState };

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { Reply, route, type AppContext, type Route } from '../http/route.js';
+import { DocumentRecord, pageOf } from '../http/openapi-records.js';
 import { readSingleFile } from '../http/multipart.js';
 import { paginationQuery, parseInput, uuidText, validateBody } from '../http/validation.js';
 import type { Upload } from '../knowledge/service.js';
@@ -29,6 +30,9 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       path: '/api/knowledge-bases/:id/documents',
       summary: 'Add a document (JSON {name, content} or a multipart upload of one .txt, .md or .html file); ingested by a worker',
       auth: { writes: true },
+      upload: true,
+      responses: { 202: DocumentRecord, 200: DocumentRecord },
+      errors: [415],
       params: KbPath,
       body: JsonDocument,
       readsBody: true,
@@ -44,6 +48,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       path: '/api/knowledge-bases/:id/documents',
       summary: "List a knowledge base's documents",
       auth: {},
+      responses: { 200: pageOf(DocumentRecord) },
       params: KbPath,
       query: paginationQuery,
       handle: ({ principal, params, query }) => knowledge.listDocuments(principal.user.id, params.id, query),
@@ -53,6 +58,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       path: '/api/knowledge-bases/:id/documents/:documentId',
       summary: 'Delete a document and its chunks',
       auth: { writes: true },
+      responses: { 204: null },
       params: DocumentPath,
       status: 204,
       handle: ({ principal, params }) => knowledge.removeDocument(principal.user.id, params.id, params.documentId),

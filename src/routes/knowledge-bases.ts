@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { KnowledgeBaseRecord, pageOf, RetrieveResult } from '../http/openapi-records.js';
 import { ValidationError } from '../shared/errors.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
@@ -53,6 +54,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases',
       summary: "List the caller's knowledge bases",
       auth: { scope: 'kb' },
+      responses: { 200: pageOf(KnowledgeBaseRecord) },
       query: paginationQuery,
       handle: ({ principal, query }) => knowledge.list(principal.user.id, query),
     }),
@@ -61,6 +63,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases',
       summary: 'Create a knowledge base',
       auth: { writes: true },
+      responses: { 201: KnowledgeBaseRecord },
       body: CreateBody,
       status: 201,
       handle: async ({ principal, body }) => {
@@ -73,6 +76,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id',
       summary: 'Read a knowledge base',
       auth: {},
+      responses: { 200: KnowledgeBaseRecord },
       params: KbPath,
       handle: async ({ principal, params }) => (await knowledge.own(principal.user.id, params.id)).toPublic(),
     }),
@@ -81,6 +85,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id',
       summary: 'Change a knowledge base (chunk settings apply to documents added afterwards)',
       auth: { writes: true },
+      responses: { 200: KnowledgeBaseRecord },
       params: KbPath,
       body: UpdateBody,
       handle: async ({ principal, params, body }) => {
@@ -94,6 +99,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id',
       summary: 'Delete a knowledge base with its documents',
       auth: { writes: true },
+      responses: { 204: null },
       params: KbPath,
       status: 204,
       handle: ({ principal, params }) => knowledge.remove(principal.user.id, params.id),
@@ -103,6 +109,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id/retrieve',
       summary: 'Search a knowledge base (keyword, semantic or hybrid)',
       auth: { scope: 'kb' },
+      responses: { 200: RetrieveResult },
       params: KbPath,
       body: RetrieveBody,
       handle: ({ principal, params, body }) => knowledge.retrieve(principal.user.id, params.id, body),

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
+import { CancelAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import { integerText, uuidText } from '../http/validation.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
@@ -35,6 +36,8 @@ const BackgroundRun = v.strictObject({
   agent_id: v.optional(v.nullable(uuidText)),
   user_metadata: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16_384)))),
 });
+const RunAccepted = v.strictObject({ run_id: uuidText, conversation_id: uuidText, status: v.literal('queued') });
+const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
 const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
 /**
@@ -48,6 +51,9 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       path: '/api/runs',
       summary: 'Start a run in the background: 202 at once; follow it with GET (?wait=N), its events, or a webhook',
       auth: { scope: 'chat' },
+      responses: { 202: RunAccepted },
+      responseHeaders: { Location: 'The run: GET it (with ?wait=N) to follow it' },
+      errors: [404, 409],
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
@@ -62,6 +68,7 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       path: '/api/runs/:id',
       summary: 'Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final or N seconds have passed',
       auth: { scope: 'chat' },
+      responses: { 200: RunRecord },
       params: RunPath,
       query: ReadQuery,
       handle: async ({ principal, params, query, ctx }) => {
@@ -76,6 +83,9 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       path: '/api/runs/:id/events',
       summary: "Replay a run's events (all, or after Last-Event-ID or ?after=), then follow it live to done",
       auth: { scope: 'chat' },
+      responses: { 200: runEventStream },
+      responseHeaders: runStreamHeaders,
+      errors: [410],
       params: RunPath,
       query: EventsQuery,
       headers: EventsHeaders,
@@ -90,6 +100,8 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       path: '/api/runs/:id/approvals',
       summary: 'Approve or reject a tool call the run waits on; the last decision resumes it',
       auth: { scope: 'chat' },
+      responses: { 202: ApprovalAccepted },
+      errors: [409],
       params: RunPath,
       body: ApprovalBody,
       status: 202,
@@ -103,6 +115,8 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       path: '/api/runs/:id/cancel',
       summary: 'Cancel a queued or running run',
       auth: { scope: 'chat' },
+      responses: { 202: CancelAccepted },
+      errors: [409],
       params: RunPath,
       status: 202,
       handle: async ({ principal, params }) => ({ run_id: (await runs.cancel(principal.user.id, params.id)).id, status: 'cancelling' }),

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
+import { DeliveryRecord, pageOf, WebhookRecord, WebhookWithSecret } from '../http/openapi-records.js';
 import { actorOf } from '../http/actor.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
@@ -29,6 +30,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks',
       summary: "List the caller's webhook endpoints",
       auth: {},
+      responses: { 200: pageOf(WebhookRecord) },
       query: paginationQuery,
       handle: ({ principal, query }) => webhooks.list(principal.user.id, query),
     }),
@@ -37,6 +39,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks',
       summary: 'Subscribe an endpoint to run events; the signing secret (whsec_…) is in this response only',
       auth: { writes: true },
+      responses: { 201: WebhookWithSecret },
       body: create,
       status: 201,
       handle: ({ principal, body, ctx }) => webhooks.create(principal.user.id, body, actorOf(principal, ctx)),
@@ -46,6 +49,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id',
       summary: 'Read a webhook endpoint',
       auth: {},
+      responses: { 200: WebhookRecord },
       params: WebhookPath,
       handle: async ({ principal, params }) => (await webhooks.own(principal.user.id, params.id)).toPublic(),
     }),
@@ -54,6 +58,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id',
       summary: 'Change a webhook endpoint (is_active: true switches a disabled one back on)',
       auth: { writes: true },
+      responses: { 200: WebhookRecord },
       params: WebhookPath,
       body: update,
       handle: ({ principal, params, body, ctx }) => webhooks.update(principal.user.id, params.id, body, actorOf(principal, ctx)),
@@ -63,6 +68,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id',
       summary: 'Delete a webhook endpoint and its deliveries',
       auth: { writes: true },
+      responses: { 204: null },
       params: WebhookPath,
       status: 204,
       handle: ({ principal, params, ctx }) => webhooks.remove(principal.user.id, params.id, actorOf(principal, ctx)),
@@ -72,6 +78,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/rotate-secret',
       summary: 'Replace the signing secret (shown once); the old one also signs for 24 h',
       auth: { writes: true },
+      responses: { 200: WebhookWithSecret },
       params: WebhookPath,
       handle: ({ principal, params, ctx }) => webhooks.rotateSecret(principal.user.id, params.id, actorOf(principal, ctx)),
     }),
@@ -80,6 +87,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/deliveries',
       summary: "List a webhook's deliveries, newest first",
       auth: {},
+      responses: { 200: pageOf(DeliveryRecord) },
       params: WebhookPath,
       query: paginationQuery,
       handle: ({ principal, params, query }) => webhooks.deliveries(principal.user.id, params.id, query),
@@ -89,6 +97,8 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/deliveries/:deliveryId/redeliver',
       summary: 'Deliver again under the same webhook-id, with fresh attempts',
       auth: { writes: true },
+      responses: { 202: DeliveryRecord },
+      errors: [409],
       params: DeliveryPath,
       status: 202,
       handle: ({ principal, params }) => webhooks.redeliver(principal.user.id, params.id, params.deliveryId),

@@ -13,6 +13,7 @@ import { apiRouters, createApp } from '../../src/app.js';
 import { serve } from '../../src/http/serve.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
+import { forgetContract, watchContract } from './contract.js';
 
 export const uniqueId = () => randomBytes(6).toString('hex');
 
@@ -96,6 +97,7 @@ export class TestApp {
   }
 
   async close() {
+    forgetContract(this.url);
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const stream of this.services.openStreams) stream.close();
     this.server.closeAllConnections();
@@ -137,5 +139,7 @@ export async function startTestApp(
   const server = serve(createApp(services, routers), 0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
-  return new TestApp(`http://127.0.0.1:${port}`, services, logs, server);
+  const url = `http://127.0.0.1:${port}`;
+  await watchContract(url);
+  return new TestApp(url, services, logs, server);
 }

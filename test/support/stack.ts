@@ -9,6 +9,7 @@ import { buildIdentityServices } from '../../src/services.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
 import { uniqueId } from './app.js';
+import { forgetContract, watchContract } from './contract.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -113,8 +114,10 @@ export class Stack {
   async startWeb(): Promise<Proc> {
     const web = this.spawn('dist/src/server.js');
     const match = await web.waitFor(/"port":(\d+),"msg":"web listening"/);
+    const url = `http://127.0.0.1:${match[1]}`;
+    await watchContract(url);
     this.webs.push(web);
-    this.urls.push(`http://127.0.0.1:${match[1]}`);
+    this.urls.push(url);
     return web;
   }
 
@@ -141,6 +144,7 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
+    for (const url of this.urls) forgetContract(url);
     await Promise.all([...this.webs, ...this.workers].map((p) => p.stop()));
     this.redis.disconnect();
     await this.knex.destroy();

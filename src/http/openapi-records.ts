@@ -1,0 +1,293 @@
+import * as v from 'valibot';
+import { eventSchemas, FINISH_REASONS } from '../shared/events.js';
+import { SCOPES } from '../auth/scopes.js';
+import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
+import { TOOL_NAMES } from '../shared/tools.js';
+import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
+import { WEBHOOK_EVENTS } from '../db/webhook-models.js';
+import type { MediaResponse } from './route.js';
+
+/**
+ * The records the API answers with, as valibot schemas (DESIGN §12). They document the responses
+ * in /openapi.json and the contract test holds every response of the test suite to them; they are
+ * never run while serving. Objects are strict, so a field the code adds without documenting fails.
+ */
+
+const instant = v.pipe(v.string(), v.isoTimestamp());
+const uuid = v.pipe(v.string(), v.uuid());
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(schema, v.description(text));
+
+/** The spec's page envelope around `item`. */
+export const pageOf = <S extends v.GenericSchema>(item: S) =>
+  v.strictObject({ items: v.array(item), total: count, page: v.pipe(v.number(), v.integer(), v.minValue(1)), size: v.pipe(v.number(), v.integer(), v.minValue(1)), pages: count });
+
+// Errors (DESIGN §4)
+
+export const ErrorBody = v.strictObject({ error: v.string(), message: v.string() });
+const errorOf = <C extends string>(codes: readonly [C, ...C[]]) => v.strictObject({ error: v.picklist(codes), message: v.string() });
+export const AuthErrorBody = errorOf(['unauthorized', 'invalid_token', 'token_expired']);
+export const ValidationErrorBody = v.strictObject({
+  detail: v.array(
+    v.strictObject({
+      loc: v.array(v.union([v.string(), v.number()])),
+      msg: v.string(),
+      type: v.string(),
+      input: v.optional(v.unknown()),
+      ctx: v.optional(v.record(v.string(), v.unknown())),
+    }),
+  ),
+});
+export const InternalErrorBody = v.strictObject({ error: v.literal('internal_error'), message: v.string(), request_id: v.nullable(v.string()) });
+/** Token counts by name (prompt_tokens, completion_tokens, reasoning_tokens, total_tokens). */
+const tokenCounts = v.record(v.string(), v.number());
+const runStatus = v.picklist(['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled']);
+/**
+ * 410 from GET /api/runs/{id}/events: the finished run's stream has expired; its outcome comes with
+ * the error. The outcome fields are optional until every web process sends them (they arrive with
+ * the stream-TTL change), then they are always there.
+ */
+export const GoneBody = v.strictObject({
+  error: v.literal('gone'),
+  message: v.string(),
+  status: v.optional(v.picklist(['succeeded', 'failed', 'cancelled'])),
+  answer: v.optional(v.nullable(v.string())),
+  usage: v.optional(v.nullable(tokenCounts)),
+});
+
+/** The error body of each status. */
+export const errorBodies: Record<number, v.GenericSchema> = {
+  400: errorOf(['bad_request']),
+  401: AuthErrorBody,
+  403: errorOf(['forbidden']),
+  404: errorOf(['not_found']),
+  405: errorOf(['method_not_allowed']),
+  409: errorOf(['no_active_execution', 'conversation_busy', 'last_admin', 'endpoint_disabled', 'approval_not_pending']),
+  410: GoneBody,
+  413: errorOf(['payload_too_large']),
+  415: errorOf(['unsupported_media_type']),
+  422: ValidationErrorBody,
+  429: errorOf(['rate_limited']),
+  500: InternalErrorBody,
+  503: v.strictObject({ error: v.literal('unavailable'), message: v.string(), checks: v.optional(v.record(v.string(), v.string())) }),
+};
+
+// Identity
+
+export const PublicUser = v.strictObject({ id: uuid, email: v.string(), name: v.string(), role: v.picklist(['admin', 'member', 'restricted']), created_at: instant });
+export const AdminUser = v.strictObject({ ...PublicUser.entries, is_active: v.boolean(), updated_at: instant });
+export const TokenPair = v.strictObject({
+  access_token: described(v.string(), 'A JWT, valid for expires_in seconds'),
+  refresh_token: described(v.string(), 'Single use: exchange it at POST /api/auth/refresh'),
+  token_type: v.literal('bearer'),
+  expires_in: count,
+  user: PublicUser,
+});
+/** The spec's UserApiKeyInfo. */
+export const ApiKeyInfo = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  key_prefix: v.string(),
+  scopes: described(v.nullable(v.string()), `Space-separated scopes (${SCOPES.join(', ')}); null: full access`),
+  is_active: v.boolean(),
+  expires_at: v.nullable(instant),
+  last_used_at: v.nullable(instant),
+  total_requests: count,
+  created_at: instant,
+});
+
+export const AdminApiKeyInfo = v.strictObject({ ...ApiKeyInfo.entries, user_id: uuid });
+
+// Runs
+
+export const RunRecord = v.strictObject({
+  id: uuid,
+  conversation_id: uuid,
+  agent_id: v.nullable(uuid),
+  mode: v.picklist(['react', 'dag']),
+  status: runStatus,
+  query: v.string(),
+  answer: v.nullable(v.string()),
+  finish_reason: v.nullable(v.picklist(FINISH_REASONS)),
+  error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
+  usage: v.nullable(tokenCounts),
+  user_metadata: v.nullable(v.string()),
+  created_at: instant,
+  started_at: v.nullable(instant),
+  finished_at: v.nullable(instant),
+});
+/** 202 to a cancel: the run stops promptly and ends with `done {status: "cancelled"}`. */
+export const CancelAccepted = v.strictObject({ run_id: uuid, status: v.literal('cancelling') });
+
+/** One event of a run's stream: `id:` (a Redis stream id), `event:` (its type) and `data:` (one line of JSON). */
+export const RunEvent = v.union(Object.entries(eventSchemas).map(([type, data]) => v.strictObject({ event: v.literal(type), id: v.string(), data })));
+
+/** A run streamed as server-sent events (DESIGN §5). */
+export const runEventStream: MediaResponse = {
+  mediaType: 'text/event-stream',
+  description: [
+    'The run as server-sent events: each event is `id: <stream entry id>`, `event: <type>`, `data: <one-line JSON>`;',
+    '`run` always comes first and `done` always last; a comment line `: ping` every 15 s. Headers `X-Run-Id` and `X-Conversation-Id` name the run.',
+    'Resume after a dropped connection with `GET /api/runs/{id}/events` and `Last-Event-ID`.',
+    '',
+    '| event | data |',
+    '|---|---|',
+    '| `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |',
+    '| `status` | `{status: "running" \\| "resumed" \\| "waiting"}` |',
+    '| `thought` | `{iteration, text}` |',
+    '| `token` | `{iteration, text}` (incremental answer text) |',
+    '| `tool_call` | `{iteration, call_id, name, arguments}` |',
+    '| `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |',
+    '| `tool_result` | `{iteration, call_id, name, output, is_error}` |',
+    '| `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |',
+    '| `node` | `{node_id, status: "started" \\| "succeeded" \\| "failed", output?}` (DAG) |',
+    '| `injected` | `{message_id, content, iteration}` |',
+    '| `answer` | `{message_id, content, finish_reason: "stop" \\| "length" \\| "content_filter"}` |',
+    '| `error` | `{code, message, retryable}` |',
+    '| `done` | `{status: "succeeded" \\| "failed" \\| "cancelled", usage, duration_ms}` (always last) |',
+  ].join('\n'),
+  schema: RunEvent,
+};
+
+export const runStreamHeaders = { 'X-Run-Id': 'The run being streamed', 'X-Conversation-Id': "The run's conversation" };
+
+// Conversations and agents
+
+export const ConversationRecord = v.strictObject({ id: uuid, agent_id: v.nullable(uuid), title: v.string(), created_at: instant, updated_at: instant });
+export const MessageRecord = v.strictObject({
+  id: uuid,
+  run_id: v.nullable(uuid),
+  role: v.picklist(['user', 'assistant']),
+  content: v.string(),
+  injected: v.boolean(),
+  created_at: instant,
+});
+export const AgentRecord = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  instructions: v.string(),
+  model: v.string(),
+  tools: v.array(v.picklist(TOOL_NAMES)),
+  max_iterations: v.number(),
+  knowledge_base_ids: v.array(uuid),
+  api_format: v.picklist(API_FORMATS),
+  reasoning_effort: v.nullable(v.picklist(REASONING_EFFORTS)),
+  thinking_budget: v.nullable(v.number()),
+  max_tokens: v.nullable(v.number()),
+  gateway_tools: v.array(GatewayToolSchema),
+  tool_approval: v.union([v.picklist(['never', 'always']), v.array(v.string())]),
+  connector_ids: v.array(uuid),
+  created_at: instant,
+  updated_at: instant,
+});
+
+// Knowledge
+
+export const KnowledgeBaseRecord = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  description: v.string(),
+  chunk_strategy: v.picklist(CHUNK_STRATEGIES),
+  chunk_size: v.number(),
+  chunk_overlap: v.number(),
+  retrieval_mode: v.picklist(RETRIEVAL_MODES),
+  document_count: count,
+  total_chunks: count,
+  status: v.picklist(['ready', 'processing']),
+  is_active: v.boolean(),
+  created_at: instant,
+  updated_at: instant,
+});
+export const DocumentRecord = v.strictObject({
+  id: uuid,
+  knowledge_base_id: uuid,
+  name: v.string(),
+  content_type: v.string(),
+  size_bytes: count,
+  status: v.picklist(['processing', 'ready', 'failed']),
+  error: v.nullable(v.string()),
+  chunk_count: count,
+  created_at: instant,
+  updated_at: instant,
+});
+export const RetrieveResult = v.strictObject({
+  query: v.string(),
+  retrieval_mode: v.picklist(RETRIEVAL_MODES),
+  records: v.array(
+    v.strictObject({ chunk_id: v.string(), document_id: uuid, document_name: v.string(), content: v.string(), score: v.number(), position: v.number() }),
+  ),
+});
+
+// Connectors and webhooks
+
+const toolSummary = v.strictObject({ name: v.string(), description: v.string() });
+export const ConnectorRecord = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  kind: v.literal('mcp'),
+  url: v.string(),
+  transport: v.string(),
+  description: v.string(),
+  is_active: v.boolean(),
+  secret_headers: described(v.array(v.string()), 'The names of the configured headers; their values are never returned'),
+  status: v.picklist(['unknown', 'ok', 'error']),
+  last_error: v.nullable(v.string()),
+  last_checked_at: v.nullable(instant),
+  tools: v.array(toolSummary),
+  created_at: instant,
+  updated_at: instant,
+});
+export const ConnectorTestResult = v.strictObject({
+  status: v.picklist(['ok', 'error']),
+  tools: v.array(v.strictObject({ name: v.string(), description: v.string(), input_schema: v.record(v.string(), v.unknown()) })),
+  error: v.optional(v.string()),
+  latency_ms: v.number(),
+});
+export const WebhookRecord = v.strictObject({
+  id: uuid,
+  url: v.string(),
+  description: v.string(),
+  events: v.array(v.picklist(WEBHOOK_EVENTS)),
+  is_active: v.boolean(),
+  disabled_reason: v.nullable(v.string()),
+  consecutive_failures: count,
+  created_at: instant,
+  updated_at: instant,
+});
+export const WebhookWithSecret = v.strictObject({ ...WebhookRecord.entries, secret: described(v.string(), 'The signing secret (whsec_…), shown in this response only') });
+export const DeliveryRecord = v.strictObject({
+  id: uuid,
+  event: v.picklist(WEBHOOK_EVENTS),
+  run_id: v.nullable(uuid),
+  status: v.picklist(['pending', 'delivered', 'failed']),
+  attempts: count,
+  last_status_code: v.nullable(v.number()),
+  last_error: v.nullable(v.string()),
+  next_attempt_at: v.nullable(instant),
+  created_at: instant,
+});
+
+/** Named schemas: each becomes `#/components/schemas/<name>` in the document. */
+export const namedRecords: Record<string, v.GenericSchema> = {
+  Error: ErrorBody,
+  AuthError: AuthErrorBody,
+  HTTPValidationError: ValidationErrorBody,
+  InternalError: InternalErrorBody,
+  StreamGone: GoneBody,
+  User: PublicUser,
+  AdminUser,
+  TokenPair,
+  UserApiKeyInfo: ApiKeyInfo,
+  Run: RunRecord,
+  RunEvent,
+  Conversation: ConversationRecord,
+  Message: MessageRecord,
+  Agent: AgentRecord,
+  KnowledgeBase: KnowledgeBaseRecord,
+  Document: DocumentRecord,
+  RetrieveResult,
+  Connector: ConnectorRecord,
+  ConnectorTestResult,
+  Webhook: WebhookRecord,
+  WebhookDelivery: DeliveryRecord,
+};
