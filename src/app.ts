@@ -22,7 +22,7 @@ import { adminOperationsRoutes } from './routes/admin-operations.js';
 import { docsRoutes } from './routes/docs.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
-import { metricsRouter, onlyAt, requestMetrics, scrapeGuard } from './metrics/http.js';
+import { metricsRoute, requestMetrics, scrapeGuard } from './metrics/http.js';
 
 /** Every route's declaration, group by group (one file each under routes/), and the OpenAPI document of them all. */
 export function apiRoutes(services: Services): Route[] {
@@ -42,6 +42,7 @@ export function apiRoutes(services: Services): Route[] {
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),
     ...adminOperationsRoutes(services),
+    ...(services.metrics.enabled ? [metricsRoute(services.metrics, scrapeGuard(services.config.metrics.token, services.authenticator))] : []),
   ];
   const all: Route[] = [...declared, ...docsRoutes(() => all)];
   return all;
@@ -62,8 +63,6 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   jsonLastResort(app, services.logger);
   const { metrics, config } = services;
   if (metrics.enabled) app.use(requestMetrics(metrics));
-  const scrape = metrics.enabled ? metricsRouter(metrics, scrapeGuard(config.metrics.token, services.authenticator)) : undefined;
-  const served = scrape ? [...routers, scrape as unknown as Router] : routers;
   app.use(requestContext(services.logger));
   app.use(securityHeaders());
   const cors = corsFor(config.corsOrigins);
@@ -72,9 +71,7 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   // The queue dashboard reads its own request bodies (bull-board's actions, the login form), so it comes before JSON parsing.
   app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
   app.use(jsonBody(services.config.bodyLimitBytes));
-  app.use(methodsAllowed(served));
+  app.use(methodsAllowed(routers));
   for (const router of routers) app.use(router.routes());
-  // Only /metrics pays for the metrics router's dispatch, not every API request.
-  if (scrape) app.use(onlyAt('/metrics', scrape.routes()));
   return app;
 }

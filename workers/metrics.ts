@@ -26,7 +26,7 @@ export async function serveWorkerMetrics(config: Config, clients: { knex: Knex; 
   const queues = [RUN_QUEUE, INGEST_QUEUE, WEBHOOK_QUEUE].map((name) => new Queue(name, { connection: clients.redis, prefix: bullPrefix(name) }));
   const counts = new QueueStats(queues, QUEUE_COUNTS_TTL_MS);
   metrics.watch({ queueCounts: () => counts.counts() });
-  const server = createServer(metricsApp(metrics, scrapeGuard(config.metrics.token, identity.authenticator), logger).callback());
+  const server = createServer(metricsApp(metrics, scrapeGuard(config.metrics.token, identity.authenticator), identity.authenticator, logger).callback());
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, () => resolve()));
   logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'worker metrics listening');
   return {

@@ -50,9 +50,10 @@ const runStatus = v.picklist(['queued', 'running', 'waiting', 'succeeded', 'fail
 export const GoneBody = v.strictObject({
   error: v.literal('gone'),
   message: v.string(),
-  status: v.optional(v.picklist(['succeeded', 'failed', 'cancelled'])),
-  answer: v.optional(v.nullable(v.string())),
-  usage: v.optional(v.nullable(tokenCounts)),
+  /** A finished run's outcome, so a late re-join still learns it (DESIGN §13). */
+  status: v.picklist(['succeeded', 'failed', 'cancelled']),
+  answer: v.nullable(v.string()),
+  usage: v.nullable(tokenCounts),
 });
 
 /** The error body of each status. */

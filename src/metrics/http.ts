@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import type { AppState } from '../http/route.js';
+import { mountRoutes, Reply, route, type AppState, type Route } from '../http/route.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ADMIN, authorize, credentialOf } from '../auth/guard.js';
 import { constantTimeEqual, sha256Hex } from '../auth/secrets.js';
@@ -47,28 +47,29 @@ export function scrapeGuard(token: string | undefined, authenticator: Authentica
   };
 }
 
-/** `GET /metrics`: the process's registry in Prometheus text format. */
-export function metricsRouter(metrics: Metrics, guard: ScrapeGuard): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/metrics', async (ctx) => {
-    await guard(ctx);
-    ctx.type = metrics.contentType;
-    ctx.body = await metrics.scrape();
+/** `GET /metrics`: the process's registry in Prometheus text format, declared like every route (in the document too). */
+export function metricsRoute(metrics: Metrics, guard: ScrapeGuard): Route {
+  return route({
+    method: 'GET',
+    path: '/metrics',
+    summary: 'Prometheus metrics of this process (METRICS_TOKEN bearer when set, else an admin credential)',
+    // The guard is the scrape rule of DESIGN §12, not a scope: the handler applies it.
+    auth: 'public',
+    responses: { 200: { mediaType: 'text/plain', description: 'Prometheus text exposition format' } },
+    errors: [401, 403],
+    handle: async ({ ctx }) => {
+      await guard(ctx);
+      return new Reply(200, await metrics.scrape(), { 'Content-Type': metrics.contentType });
+    },
   });
-  return router;
-}
-
-/** Runs `middleware` for requests to `path` only; other requests skip it. */
-export function onlyAt<C extends { path: string }>(path: string, middleware: (ctx: C, next: Koa.Next) => unknown): (ctx: C, next: Koa.Next) => unknown {
-  return (ctx, next) => (ctx.path === path ? middleware(ctx, next) : next());
 }
 
 /** The worker's metrics server (WORKER_METRICS_PORT): the same endpoint, guard and error bodies as the web's. */
-export function metricsApp(metrics: Metrics, guard: ScrapeGuard, logger: Logger): Koa<AppState> {
+export function metricsApp(metrics: Metrics, guard: ScrapeGuard, authenticator: Authenticator, logger: Logger): Koa<AppState> {
   const app = new Koa<AppState>();
   app.silent = true;
   jsonLastResort(app, logger);
-  const router = metricsRouter(metrics, guard);
+  const router = mountRoutes([metricsRoute(metrics, guard)], authenticator);
   app.use(requestContext(logger));
   app.use(securityHeaders());
   app.use(errorResponses());
