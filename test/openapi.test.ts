@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -7,8 +7,12 @@ import { EVENT_TYPES } from '../src/shared/events.js';
 import { apiRoutes } from '../src/app.js';
 import { openApiPath } from '../src/http/openapi.js';
 
-/** The spec, in shared/ beside the checkout (as on developers' machines and in CI). */
-const specPath = fileURLToPath(new URL('../../shared/spec/agent-platform-api.md', import.meta.url));
+/**
+ * The spec (v0.8.9), kept in the repository so a checkout is self-contained; where shared/ sits beside
+ * the checkout (developers' machines), the copy is checked against it, so it cannot go stale unseen.
+ */
+const specPath = fileURLToPath(new URL('./fixtures/agent-platform-api.md', import.meta.url));
+const sharedSpecPath = fileURLToPath(new URL('../../shared/spec/agent-platform-api.md', import.meta.url));
 
 type Document = { openapi: string; info: { version: string }; paths: Record<string, Record<string, any>>; components: any };
 
@@ -59,6 +63,12 @@ describe('the OpenAPI document', () => {
     }
     const ids = Object.values(document.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('reads spec 0.8.9, the same as shared/ where it sits beside the checkout', () => {
+    const spec = readFileSync(specPath, 'utf8');
+    expect(spec).toContain('0.8.9');
+    if (existsSync(sharedSpecPath)) expect(spec).toBe(readFileSync(sharedSpecPath, 'utf8'));
   });
 
   it('has every endpoint the spec names', () => {
