@@ -2,9 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createParser } from 'eventsource-parser';
 import { Redis } from 'ioredis';
-import { benchEnvironment, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, postRun, round, spawnProcess, stop } from './support.js';
 import { PgCounter } from './pg-counter.js';
 import { freePort } from '../test/support/redis-server.js';
 
@@ -45,18 +44,8 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
 
 /** One run to its `done`: how many token events it streamed. */
 async function runOnce(url: string, key: string, q: string): Promise<number> {
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
   let tokens = 0;
-  let done = false;
-  const parser = createParser({
-    onEvent: (e) => {
-      if (e.event === 'token') tokens++;
-      done ||= e.event === 'done';
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (!done) throw new Error(`run ended without done (${res.status})`);
+  await postRun(url, key, { q }, (e) => e.event === 'token' && tokens++);
   return tokens;
 }
 

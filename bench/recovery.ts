@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createParser } from 'eventsource-parser';
-import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, percentile, readEvents, round, spawnProcess, stop } from './support.js';
 
 /**
  * Time from `kill -9` of the worker holding a run to the first event of the resumed run, p50
@@ -31,17 +30,13 @@ async function startWorker(env: Record<string, string>): Promise<Worker> {
 }
 
 /** Reads an SSE response to its end; `onEvent` sees each event as it arrives. */
-async function readEvents(res: Response, onEvent: (event: Event) => void = () => {}): Promise<Event[]> {
+async function collectEvents(res: Response, onEvent: (event: Event) => void = () => {}): Promise<Event[]> {
   const events: Event[] = [];
-  const parser = createParser({
-    onEvent: (e) => {
-      const event = { id: e.id ?? '', type: e.event ?? 'message', data: e.data };
-      events.push(event);
-      onEvent(event);
-    },
+  await readEvents(res, (e) => {
+    const event = { id: e.id ?? '', type: e.event ?? 'message', data: e.data };
+    events.push(event);
+    onEvent(event);
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   return events;
 }
 
@@ -80,7 +75,7 @@ export async function run() {
       let resumedAfter = NaN;
       let victim: Worker | undefined;
       const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q: `What is ${trial}*7?` }) });
-      const seen = await readEvents(res, (event) => {
+      const seen = await collectEvents(res, (event) => {
         if (event.type === 'run') runId = (JSON.parse(event.data) as { run_id: string }).run_id;
         if (event.type === 'token' && !victim) {
           // The worker that made the run's tool call holds it.
@@ -93,7 +88,7 @@ export async function run() {
       });
       if (!victim) throw new Error(`trial ${trial}: no worker logged run ${runId}`);
       recoveries.push(resumedAfter);
-      const kept = await readEvents(await fetch(`${url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }));
+      const kept = await collectEvents(await fetch(`${url}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${key}` } }));
       const result = compare(seen, kept);
       duplicated += result.duplicated;
       missing += result.missing;

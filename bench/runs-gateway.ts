@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { createParser } from 'eventsource-parser';
 import { meterCpu, type CpuReading } from './cpu.js';
-import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, round, spawnProcess, stop, type Features } from './support.js';
+import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, readEvents, round, spawnProcess, stop, type Features } from './support.js';
 
 /**
  * The gateway path: a local streaming gateway (20 tokens written at once, its own process) read
@@ -35,15 +34,11 @@ async function timed(response: Promise<Response>, isToken: (event: string | unde
   const res = await response;
   timing.marks.headers = performance.now() - started;
   if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
-  const parser = createParser({
-    onEvent: ({ event, data }) => {
-      if (event) timing.marks[event] ??= performance.now() - started;
-      if (Number.isNaN(timing.firstToken) && isToken(event, data)) timing.firstToken = performance.now() - started;
-      if (isEnd(event, data)) timing.done = performance.now() - started;
-    },
+  await readEvents(res, ({ event, data }) => {
+    if (event) timing.marks[event] ??= performance.now() - started;
+    if (Number.isNaN(timing.firstToken) && isToken(event, data)) timing.firstToken = performance.now() - started;
+    if (isEnd(event, data)) timing.done = performance.now() - started;
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
   if (Number.isNaN(timing.done) || Number.isNaN(timing.firstToken)) throw new Error('the stream ended early');
   return timing;
 }

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { loadConfig, type Config } from '../src/config.js';
 import { createKnex, migrateLatest } from '../src/db/knex.js';
 import { createRedis } from '../src/redis/connection.js';
@@ -93,15 +93,30 @@ export function percentile(values: number[], p: number): number {
 
 export const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
-/** POSTs a run (`/api/react`) and reads its SSE stream to `done`; fails when the stream ends without it. */
-export async function readRun(url: string, key: string, body: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  let done = false;
-  const parser = createParser({ onEvent: (e) => (done ||= e.event === 'done') });
+/** Feeds a server-sent-events body to `onEvent`, event by event, until it ends. */
+export async function readEvents(res: Response, onEvent: (event: EventSourceMessage) => void): Promise<void> {
+  const parser = createParser({ onEvent });
   const decoder = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (!done) throw new Error(`run ended without done (${res.status})`);
 }
+
+/**
+ * POSTs a run (`/api/react`) and reads its stream, handing each event to `onEvent`; fails when the
+ * stream ends without `done`. Resolves to the response (its headers name the run).
+ */
+export async function postRun(url: string, key: string, body: Record<string, unknown>, onEvent: (event: EventSourceMessage) => void = () => {}, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  let done = false;
+  await readEvents(res, (event) => {
+    done ||= event.event === 'done';
+    onEvent(event);
+  });
+  if (!done) throw new Error(`run ended without done (${res.status})`);
+  return res;
+}
+
+/** A run to its `done`, for load: nothing is kept of its events. */
+export const readRun = (url: string, key: string, body: Record<string, unknown>) => postRun(url, key, body).then(() => undefined);
 
 /** The origin benchmark clients send: listed in CORS_ORIGINS when CORS is on, so CORS does its whole work. */
 export const BENCH_ORIGIN = 'http://127.0.0.1:5999';
@@ -134,15 +149,9 @@ export interface Timing {
 export async function timedRun(url: string, key: string, q: string): Promise<Timing> {
   const started = performance.now();
   const timing: Timing = { firstToken: NaN, done: NaN };
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: JSON.stringify({ q }) });
-  const parser = createParser({
-    onEvent: (e) => {
-      if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
-      if (e.event === 'done') timing.done = performance.now() - started;
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (Number.isNaN(timing.done)) throw new Error(`run ended without done (${res.status})`);
+  await postRun(url, key, { q }, (e) => {
+    if (e.event === 'token' && Number.isNaN(timing.firstToken)) timing.firstToken = performance.now() - started;
+    if (e.event === 'done') timing.done = performance.now() - started;
+  }, { origin: BENCH_ORIGIN });
   return timing;
 }

@@ -1,8 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { createParser } from 'eventsource-parser';
-import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, percentile, postRun, round, spawnProcess, stop } from './support.js';
 
 /**
  * Webhook latency and cost (DESIGN §10): from a run's `done` (as its client sees it) to its
@@ -37,12 +36,8 @@ async function startReceiver() {
 
 /** Runs one question to its end; the moment its `done` arrived, by the same clock as the receiver's. */
 async function runOnce(url: string, key: string, q: string): Promise<{ runId: string; doneAt: number }> {
-  const res = await fetch(`${url}/api/react`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
   let doneAt = Number.NaN;
-  const parser = createParser({ onEvent: (e) => e.event === 'done' && (doneAt = performance.now()) });
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-  if (Number.isNaN(doneAt)) throw new Error(`run ended without done (${res.status})`);
+  const res = await postRun(url, key, { q }, (e) => e.event === 'done' && (doneAt = performance.now()));
   return { runId: res.headers.get('x-run-id')!, doneAt };
 }
 
