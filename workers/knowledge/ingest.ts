@@ -6,8 +6,7 @@ import { refreshKnowledgeBase } from '../../src/knowledge/service.js';
 import { loadCentroids, lockCells, nearest } from '../../src/knowledge/ivf.js';
 import { chunkText } from './chunking.js';
 
-/** A document that cannot be ingested as it is: it ends `failed` with this message as the reason. */
-export class IngestionError extends Error {}
+import { IngestionError } from './ingestion-error.js';
 
 const INSERT_BATCH = 1000;
 
