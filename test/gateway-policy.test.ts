@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, GatewayCallError, judge, retryAfterMs } from '../workers/models/gateway/policy.js';
+import { backoffMs, GatewayCallError, judge, retryAfterMs } from '../src/shared/gateway-policy.js';
 import { readPlan } from '../workers/models/gateway/planner.js';
 import { gatewayTranscript, toolCall } from '../workers/models/gateway/transcript.js';
 import { NODE_OUTPUT } from '../workers/models/types.js';

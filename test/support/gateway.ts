@@ -1,6 +1,7 @@
 import { once, EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { embeddingsAnswer, rerankAnswer } from './fake-embeddings.js';
 
 /**
  * A model gateway for tests, on 127.0.0.1: it speaks the three wire formats' framing and
@@ -24,6 +25,13 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   body: any;
   at: number;
+}
+
+/** Embeddings and reranking answer like a real gateway unless a reply is scripted; every other call must be scripted. */
+function defaultReply(path: string, body: unknown, model: string): Reply {
+  if (path === '/v1/embeddings') return embeddingsAnswer(body);
+  if (path === '/v1/rerank') return rerankAnswer(body);
+  return { status: 400, body: { error: { code: 'unscripted', message: `no reply scripted for model ${model}`, type: 'test' } } };
 }
 
 const NATIVE_PATH = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/;
@@ -90,7 +98,7 @@ export class TestGateway {
     const model = decodeURIComponent(NATIVE_PATH.exec(path)?.[1] ?? String(body?.model ?? ''));
     this.requests.push({ path: url, model, headers, body, at: Date.now() });
     this.arrivals.emit('request');
-    const reply = this.scripts.get(model)?.shift() ?? { status: 400, body: { error: { code: 'unscripted', message: `no reply scripted for model ${model}`, type: 'test' } } };
+    const reply = this.scripts.get(model)?.shift() ?? defaultReply(path, body, model);
     if ('hang' in reply) return;
     if ('status' in reply) {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });

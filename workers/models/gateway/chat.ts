@@ -4,7 +4,7 @@ import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/registry.js';
 import type { FormatCall } from './transport.js';
-import { GatewayCallError } from './policy.js';
+import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
 /** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */

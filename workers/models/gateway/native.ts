@@ -2,8 +2,9 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
-import { httpFailure, type FormatCall } from './transport.js';
-import { GatewayCallError } from './policy.js';
+import type { FormatCall } from './transport.js';
+import { httpFailure } from '../../../src/shared/gateway-policy.js';
+import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, toolCall, usage, optionalCount as tokens } from './transcript.js';
 
 /**

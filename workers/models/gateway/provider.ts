@@ -5,7 +5,7 @@ import type { Metrics } from '../../../src/metrics/registry.js';
 import type { ApiFormat } from '../../../src/shared/model-settings.js';
 import { RunFailure } from '../../run-control.js';
 import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
-import { backoffMs, GatewayCallError, judge, type Verdict } from './policy.js';
+import { backoffMs, GatewayCallError, judge, type Verdict } from '../../../src/shared/gateway-policy.js';
 import { GatewayTransport, toCallError, type FormatClient } from './transport.js';
 import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { FormatCall } from './transport.js';
-import { GatewayCallError } from './policy.js';
+import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
 
 /** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (through the official SDK). */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Usage } from '../../../src/shared/events.js';
 import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
-import { GatewayCallError } from './policy.js';
+import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 
 /**
  * What every wire format shares: the transcript as gateways accept it, tool-call arguments,

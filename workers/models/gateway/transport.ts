@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
-import { GatewayCallError, retryAfterMs } from './policy.js';
+import { GatewayCallError, retryAfterMs } from '../../../src/shared/gateway-policy.js';
 
 /** What one model call needs of the gateway: its address and key, and the shared transport. */
 export interface GatewayEndpoint {
@@ -70,17 +70,4 @@ export function toCallError(err: unknown, transport: GatewayTransport): unknown 
     return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
   }
   return err;
-}
-
-/** An error response of any format: `{error: {code, message}}` when the body says so. */
-export async function httpFailure(response: Response): Promise<GatewayCallError> {
-  const text = await response.text().catch(() => '');
-  let error: { code?: unknown; message?: unknown } | undefined;
-  try {
-    error = (JSON.parse(text) as { error?: typeof error }).error;
-  } catch {
-    // not JSON: the text itself is the message
-  }
-  const message = typeof error?.message === 'string' ? error.message : text || response.statusText;
-  return new GatewayCallError('http', message, { status: response.status, code: codeOf(error?.code), retryAfterMs: retryAfterMs(response.headers) });
 }

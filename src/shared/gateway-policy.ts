@@ -78,3 +78,18 @@ export function backoffMs(retry: number, baseMs: number, random: () => number = 
   const ceiling = baseMs * 2 ** retry;
   return ceiling / 2 + random() * (ceiling / 2);
 }
+
+const codeOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** An error response of any format: `{error: {code, message}}` when the body says so. */
+export async function httpFailure(response: Response): Promise<GatewayCallError> {
+  const text = await response.text().catch(() => '');
+  let error: { code?: unknown; message?: unknown } | undefined;
+  try {
+    error = (JSON.parse(text) as { error?: typeof error }).error;
+  } catch {
+    // not JSON: the text itself is the message
+  }
+  const message = typeof error?.message === 'string' ? error.message : text || response.statusText;
+  return new GatewayCallError('http', message, { status: response.status, code: codeOf(error?.code), retryAfterMs: retryAfterMs(response.headers) });
+}
