@@ -9,6 +9,7 @@ import * as connectors from './20261122_008_connectors.js';
 import * as adminAudit from './20261122_009_admin_audit.js';
 import * as webhooks from './20261122_010_webhooks.js';
 import * as toolApproval from './20261122_011_tool_approval.js';
+import * as realKnowledge from './20261125_012_real_knowledge.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -26,6 +27,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122_009_admin_audit': adminAudit,
   '20261122_010_webhooks': webhooks,
   '20261122_011_tool_approval': toolApproval,
+  '20261125_012_real_knowledge': realKnowledge,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

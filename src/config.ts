@@ -97,6 +97,11 @@ const EnvSchema = v.object({
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
   KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
+  KB_HNSW_EF_SEARCH: v.optional(intFrom(1, 1000), '100'),
+  KB_GROUNDED_MIN_SIMILARITY: v.optional(v.pipe(v.string(), v.transform(Number), v.number('must be a number'), v.minValue(-1), v.maxValue(1)), '0.3'),
+  KB_EMBEDDING_BATCH: v.optional(intFrom(1, 2048), '64'),
+  KB_DOCUMENT_MAX_PAGES: v.optional(intFrom(1, 100_000), '2000'),
+  KB_PARSE_TIMEOUT_MS: v.optional(intFrom(1000, 3_600_000), '60000'),
   KB_DOCUMENT_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
   TRUST_PROXY_HOPS: v.optional(intFrom(0, 10)),
   DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
@@ -189,8 +194,20 @@ export interface Config {
   };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
   kbDocumentMaxBytes: number;
-  /** A knowledge base this large gets an IVF index for semantic search (smaller ones are scanned exactly). */
-  kbAnnMinChunks: number;
+  knowledge: {
+    /** A knowledge base this large gets an HNSW index where pgvector is installed (smaller ones are scanned exactly). */
+    annMinChunks: number;
+    /** pgvector's hnsw.ef_search for semantic queries: higher finds more of the true neighbours, slower. */
+    efSearch: number;
+    /** Texts per gateway /v1/embeddings request. */
+    embeddingBatch: number;
+    /** doc_mode grounded: a passage found only by vector search counts when at least this similar (cosine). */
+    groundedMinSimilarity: number;
+    /** Most pages a PDF may have; more → the document fails (before any page is read). */
+    maxPages: number;
+    /** How long reading one PDF or DOCX may take in the worker. */
+    parseTimeoutMs: number;
+  };
   /** How long SIGTERM may take before the process exits anyway (Heroku allows 30 s). */
   shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
@@ -300,7 +317,14 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
-    kbAnnMinChunks: e.KB_ANN_MIN_CHUNKS,
+    knowledge: {
+      annMinChunks: e.KB_ANN_MIN_CHUNKS,
+      efSearch: e.KB_HNSW_EF_SEARCH,
+      embeddingBatch: e.KB_EMBEDDING_BATCH,
+      groundedMinSimilarity: e.KB_GROUNDED_MIN_SIMILARITY,
+      maxPages: e.KB_DOCUMENT_MAX_PAGES,
+      parseTimeoutMs: e.KB_PARSE_TIMEOUT_MS,
+    },
     corsOrigins: e.CORS_ORIGINS ?? [],
     metrics: { enabled: e.METRICS_ENABLED === 'true', token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT },
     logFormat: e.LOG_FORMAT,

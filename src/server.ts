@@ -19,6 +19,10 @@ const subscriber = createRedis(config.redis, 'subscriber', 'web-subscriber');
 const reader = createRedis(config.redis, 'stream-reader', 'web-reader');
 const services = buildServices({ config, knex, redis, subscriber, reader, logger, metrics: new Metrics(config.metrics.enabled) });
 services.usage.start();
+services.knowledgeParts.vectors.path().then(
+  (path) => logger.info({ vector_search: path }, path === 'pgvector' ? 'semantic search: pgvector (HNSW for large knowledge bases)' : 'semantic search: exact scan (pgvector is not installed)'),
+  (err: unknown) => logger.warn({ err }, 'could not tell whether pgvector is installed; will ask again on the first search'),
+);
 services.cache.listen(subscriber).catch((err) => logger.error({ err }, 'could not subscribe to credential invalidations'));
 
 const server = serve(createApp(services), config.port).once('listening', () => {

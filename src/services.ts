@@ -16,6 +16,7 @@ import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, ty
 import { WebhookService } from './webhooks/service.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { KnowledgeService } from './knowledge/service.js';
+import { knowledgeParts as buildKnowledgeParts } from './knowledge/assembly.js';
 import { RunLease, leaseOptions } from './shared/run-lease.js';
 import { RunStore } from './shared/run-store.js';
 import { RunService } from './runs/service.js';
@@ -86,7 +87,8 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
-  const knowledge = new KnowledgeService(knex, models, ingestQueue);
+  const knowledgeParts = buildKnowledgeParts(clients.config, knex);
+  const knowledge = new KnowledgeService(knex, models, ingestQueue, knowledgeParts.models, knowledgeParts.retriever, knowledgeParts.vectors);
   const sealer = new Sealer(clients.config.encryptionKey, clients.config.encryptionKeyPrevious);
   const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
   const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
@@ -98,6 +100,6 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues };
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues };
 }
 export type Services = ReturnType<typeof buildServices>;

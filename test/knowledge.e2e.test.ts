@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
+import { startPglite } from './support/pglite.js';
+import { createKnex, migrateLatest } from '../src/db/knex.js';
+import { loadConfig } from '../src/config.js';
+import { KnowledgeModels } from '../src/knowledge/models.js';
+import { Retriever } from '../src/knowledge/retrieval.js';
+import { hnswIndexName, VectorStore } from '../src/knowledge/vector-store.js';
 import { ofType, stream } from './support/sse.js';
 
 /** Knowledge bases end to end: web + worker processes, ingestion on the worker, retrieval in Postgres. */
@@ -54,6 +60,7 @@ describe('knowledge bases', () => {
     expect(created.body).toEqual({
       id: expect.any(String), name: 'Docs', description: 'Team docs', chunk_strategy: 'paragraph', chunk_size: 500, chunk_overlap: 50,
       retrieval_mode: 'hybrid', document_count: 0, total_chunks: 0, status: 'ready', is_active: true,
+      embedding_model: 'local', embedding_dimensions: 96, rerank_model: null, indexing: null, error: null,
       created_at: expect.any(String), updated_at: expect.any(String),
     });
     const id = created.body.id;
@@ -116,7 +123,7 @@ describe('knowledge bases', () => {
       const keyword = await retrieve({ query: 'palette', retrieval_mode: 'keyword' });
       expect(keyword.status).toBe(200);
       expect(keyword.body).toMatchObject({ query: 'palette', retrieval_mode: 'keyword' });
-      expect(keyword.body.records[0]).toEqual({ chunk_id: expect.any(String), document_id: expect.any(String), document_name: 'colours.html', content: expect.stringContaining('palette'), score: expect.any(Number), position: 0 });
+      expect(keyword.body.records[0]).toEqual({ chunk_id: expect.any(String), document_id: expect.any(String), document_name: 'colours.html', page: null, content: expect.stringContaining('palette'), score: expect.any(Number), position: 0 });
 
       const paraphrase = 'reset router password';
       expect((await retrieve({ query: paraphrase, retrieval_mode: 'keyword' })).body.records).toEqual([]);
@@ -145,9 +152,9 @@ describe('knowledge bases', () => {
     });
 
     it('refuses other file types (415) and oversized uploads (413); undecodable bytes fail the document, not the knowledge base', async () => {
-      const pdf = await upload(kbId, 'manual.pdf', '%PDF-1.4', 'application/pdf');
-      expect(pdf.status).toBe(415);
-      expect(pdf.body).toEqual({ error: 'unsupported_media_type', message: expect.stringContaining('.txt, .md or .html') });
+      const image = await upload(kbId, 'scan.png', '\x89PNG', 'image/png');
+      expect(image.status).toBe(415);
+      expect(image.body).toEqual({ error: 'unsupported_media_type', message: expect.stringContaining('.txt, .md, .html, .pdf or .docx') });
       const big = await upload(kbId, 'big.txt', 'x'.repeat(5000));
       expect(big.status).toBe(413);
       expect(big.body.error).toBe('payload_too_large');
@@ -181,34 +188,52 @@ describe('knowledge bases', () => {
   });
 });
 
-describe('semantic index cells (IVF) on a large knowledge base', () => {
-  it('trains cells once the knowledge base passes the threshold; new chunks join them; ANN finds what the exact scan finds', async () => {
-    const small = await startStack({ env: { KB_ANN_MIN_CHUNKS: '40' } });
+describe('pgvector: an HNSW index per large knowledge base (PGlite, a Postgres with pgvector)', () => {
+  it('web and worker say they use pgvector; past the threshold the worker builds the index; queries use it and find what the exact scan finds', async () => {
+    const pglite = await startPglite();
+    const migrator = createKnex(pglite.url, { poolMax: 1 });
+    let vectorStack: Stack | undefined;
     try {
-      const { key: annKey } = await small.user();
+      await migrateLatest(migrator);
+      vectorStack = await startStack({ env: { DATABASE_URL: pglite.url, KB_ANN_MIN_CHUNKS: '40', DATABASE_POOL_MAX: '2' } });
+      await vectorStack.webs[0]!.waitFor(/"vector_search":"pgvector"/);
+      await vectorStack.workers[0]!.waitFor(/"vector_search":"pgvector"/);
+      const { key: vectorKey } = await vectorStack.user();
       const call = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${small.url}${path}`, { method, headers: { authorization: `Bearer ${annKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(`${vectorStack!.url}${path}`, { method, headers: { authorization: `Bearer ${vectorKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
         return res.json();
       };
       const topics = ['volcano eruption lava', 'quantum entanglement photon', 'sourdough bread starter', 'marathon training plan', 'medieval castle siege'];
       const paragraphs = Array.from({ length: 60 }, (_, i) => `Note ${i} about ${topics[i % topics.length]} number ${i * 7919}.`);
       const kb = await call('POST', '/api/knowledge-bases', { name: 'big', chunk_strategy: 'paragraph', chunk_size: 100, chunk_overlap: 0, retrieval_mode: 'semantic' });
       await call('POST', `/api/knowledge-bases/${kb.id}/documents`, { name: 'notes.txt', content: paragraphs.join('\n\n') });
-      await small.workers[0]!.waitFor(/semantic index cells trained/);
-      const centroids = await small.knex('kb_centroids').where({ knowledge_base_id: kb.id }).count('* as n').first();
-      expect(Number(centroids!.n)).toBeGreaterThanOrEqual(16);
-      expect(await small.knex('kb_chunks').where({ knowledge_base_id: kb.id }).whereNull('cell')).toHaveLength(0);
-      const { retrieve } = await import('../src/knowledge/retrieval.js');
+      await vectorStack.workers[0]!.waitFor(/semantic index ready/);
+      const index = hnswIndexName(kb.id, 1);
+      const { rows } = await migrator.raw('select indexdef from pg_indexes where indexname = ?', [index]);
+      expect(rows[0].indexdef).toMatch(/USING hnsw .*vector_cosine_ops/);
+      // 60 rows: the planner would rather scan them; forbidding the scan shows the index serves the query.
+      const plan = await migrator.transaction(async (trx) => {
+        await trx.raw('set local enable_seqscan = off');
+        return trx.raw(
+          `explain select chunk_id from kb_vectors where knowledge_base_id = ? and generation = 1 order by embedding::vector(96) <=> ?::vector(96) limit 3`,
+          [kb.id, `[${Array(96).fill(0.1).join(',')}]`],
+        );
+      });
+      expect(JSON.stringify(plan.rows)).toContain(index);
+      const retriever = new Retriever(migrator, new VectorStore(migrator, { hnswMinVectors: 40, efSearch: 100 }), new KnowledgeModels(loadConfig({}).model.gateway, 64));
+      const row = await migrator('knowledge_bases').where({ id: kb.id }).first();
       for (const query of ['sourdough bread starter', 'Note 17 about quantum entanglement photon']) {
         const ann = await call('POST', `/api/knowledge-bases/${kb.id}/retrieve`, { query, top_k: 3 });
-        const exact = await retrieve(small.knex, { knowledgeBaseIds: [kb.id], query, topK: 3, mode: 'semantic', exact: true });
-        expect(ann.records[0].chunk_id).toBe(exact[0]!.chunk_id);
+        const exact = await retriever.search([row], { query, topK: 3, mode: 'semantic', exact: true });
+        expect(ann.records.map((r: { chunk_id: string }) => r.chunk_id)).toEqual(exact.records.map((r) => r.chunk_id));
       }
-      await call('POST', `/api/knowledge-bases/${kb.id}/documents`, { name: 'more.txt', content: 'A late note about volcano lava.\n\nAnother about castle sieges.' });
-      await small.workers[0]!.waitFor(/"outcome":"ready"[^\n]*\n[\s\S]*"outcome":"ready"/);
-      expect(await small.knex('kb_chunks').where({ knowledge_base_id: kb.id }).whereNull('cell')).toHaveLength(0);
+      // Deleting the knowledge base drops its index.
+      await fetch(`${vectorStack.url}/api/knowledge-bases/${kb.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${vectorKey}` } });
+      expect((await migrator.raw('select 1 from pg_indexes where indexname = ?', [index])).rows).toHaveLength(0);
     } finally {
-      await small.stop();
+      await vectorStack?.stop();
+      await migrator.destroy();
+      await pglite.close();
     }
   });
 });

@@ -11,6 +11,7 @@ import { RunStore } from '../src/shared/run-store.js';
 import { WEBHOOK_QUEUE, type WebhookJob } from '../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
+import { knowledgeParts } from '../src/knowledge/assembly.js';
 import { OutboundClient } from '../src/net/outbound.js';
 import { Sealer } from '../src/crypto/sealed.js';
 import { MAX_RESPONSE_BYTES } from '../src/connectors/mcp.js';
@@ -65,6 +66,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     onDisabled: (endpoint, reason, trx) => audit.record(SYSTEM_ACTOR, webhookEntry('webhook.disable', endpoint, { reason }), trx),
   });
   const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
+  const knowledge = knowledgeParts(config, knex);
   const deps: ExecutorDeps = {
     store: new RunStore(knex, models),
     lease: new RunLease(redis, keys, leaseOptions(config.runs)),
@@ -75,7 +77,8 @@ export function workerServices(config: Config, clients: WorkerClients) {
     modelFor: modelProviders(config, logger, metrics),
     defaultModel: config.model.defaultModel,
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
-    searchKnowledge: (ids, query, topK) => searchKnowledgeBases(knex, ids, query, topK),
+    searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
+    groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
     connectors: {
       models,
       sealer,
@@ -84,6 +87,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   };
   return {
     deps,
+    knowledge,
     keys,
     metrics,
     outbox,

@@ -1,5 +1,5 @@
 import type { RunStore } from '../src/shared/run-store.js';
-import type { Usage } from '../src/shared/events.js';
+import type { Citation, Usage } from '../src/shared/events.js';
 import type { ChatMessage, PlanNode, ToolCall } from './models/types.js';
 
 /** ReAct: the next iteration to run and the conversation the model sees. */
@@ -18,6 +18,8 @@ export interface DagState {
   outputs: Record<string, string>;
   injected: ChatMessage[];
   wave: number;
+  /** The knowledge-base passages each finished node's output used. */
+  citations?: Record<string, Citation[]>;
 }
 
 export type LoopState = ReactState | DagState;

@@ -2,18 +2,39 @@ import { nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
 import { AwaitingApproval, RunFailure } from './run-control.js';
 import type { DagState } from './checkpoint.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './models/types.js';
+import type { Citation } from '../src/shared/events.js';
+import { foundPassages, groundingCall, isGrounded } from './grounding.js';
+import { citationsFor, NOTHING_FOUND } from './knowledge/citations.js';
 
 const NODE_STEPS = 4;
 
+interface NodeOutcome {
+  output: string;
+  citations: Citation[];
+}
+
+/** The passages the nodes' outputs used, each once, in plan order: the synthesis answers from those outputs. */
+function nodeCitations(state: DagState): Citation[] {
+  const seen = new Set<string>();
+  return state.plan.flatMap((node) => state.citations?.[node.id] ?? []).filter((c) => !seen.has(c.chunk_id) && Boolean(seen.add(c.chunk_id)));
+}
+
 /** A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's scope). */
-async function runNode(ctx: RunContext, node: PlanNode, wave: number, outputs: Record<string, string>): Promise<string> {
+async function runNode(ctx: RunContext, node: PlanNode, wave: number, outputs: Record<string, string>): Promise<NodeOutcome> {
   const inputs = node.depends_on.map((id): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: id, content: outputs[id] ?? '' }));
   const messages: ChatMessage[] = [{ role: 'user', content: node.task }, ...inputs];
+  const scope = nodeScope(node.id);
+  const grounded = isGrounded(ctx);
+  if (grounded && ctx.agent.knowledgeBaseIds.length > 0) {
+    const calls = [groundingCall(node.task)];
+    messages.push({ role: 'assistant', content: '', toolCalls: calls }, ...(await ctx.callTools(wave, calls, scope)));
+  }
+  if (grounded && !foundPassages(messages)) return { output: NOTHING_FOUND, citations: [] };
   for (let step = 0; step < NODE_STEPS; step++) {
-    const result = await ctx.complete(messages, wave, { silent: true, scope: nodeScope(node.id) });
-    if (result.toolCalls.length === 0) return result.text;
+    const result = await ctx.complete(messages, wave, { silent: true, scope, grounded });
+    if (result.toolCalls.length === 0) return { output: result.text, citations: citationsFor(result.text, messages) };
     messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
-    messages.push(...(await ctx.callTools(wave, result.toolCalls, nodeScope(node.id))));
+    messages.push(...(await ctx.callTools(wave, result.toolCalls, scope)));
   }
   throw new RunFailure('node_failed', `Node ${node.id} did not finish within ${NODE_STEPS} steps`);
 }
@@ -40,9 +61,10 @@ async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Pr
   const scope = nodeScope(node.id);
   await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
   try {
-    const output = await runNode(ctx, node, state.wave, state.outputs);
+    const { output, citations } = await runNode(ctx, node, state.wave, state.outputs);
     await ctx.publish('node', { node_id: node.id, status: 'succeeded', output }, scope);
     state.outputs[node.id] = output;
+    if (citations.length > 0) (state.citations ??= {})[node.id] = citations;
     await ctx.checkpoint(state);
   } catch (err) {
     if (err instanceof RunFailure) await ctx.publish('node', { node_id: node.id, status: 'failed', output: err.message }, scope);
@@ -98,7 +120,7 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
     ];
     const result = await ctx.complete(messages, wave, { tools: [], scope: synthesis });
     await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: result.text }, synthesis);
-    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason };
+    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason, citations: nodeCitations(state) };
     if (attempt >= ctx.agent.maxIterations) throw new RunFailure('max_iterations', 'Injected messages kept arriving past max_iterations');
   }
 }

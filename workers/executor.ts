@@ -3,6 +3,8 @@ import { runLogFields } from '../src/logger.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
 import { Superseded } from '../src/shared/errors.js';
 import { DEFAULT_TOOLS, type ToolApproval } from '../src/shared/tools.js';
+import type { DocMode } from '../src/shared/doc-modes.js';
+import { KNOWLEDGE_TOOL } from './knowledge/citations.js';
 import { DEFAULT_SETTINGS } from '../src/shared/model-settings.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
@@ -99,7 +101,7 @@ export class RunExecutor {
     });
     claimed.catch(() => {});
     const started = Date.now();
-    const agent = agentSettings(loaded.agent, this.deps.defaultModel);
+    const agent = agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode);
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
     const ref = refOf(run);
@@ -235,8 +237,9 @@ export class RunExecutor {
     const { run, usage } = ctx;
     await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
-      const { messageId, deliveries } = await store.succeed(run, { answer: ending.answer, finishReason: ending.finishReason, usage, durationMs: Date.now() - started });
-      void ctx.publish('answer', { message_id: messageId, content: ending.answer, finish_reason: ending.finishReason }, END_SCOPE);
+      const { answer, finishReason, citations } = ending;
+      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started });
+      void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
       await this.deps.lease.forget(refOf(ctx.run));
@@ -276,22 +279,24 @@ export class RunExecutor {
     const events = new RunEvents(this.deps.lease, refOf(run), { deterministic: true, attempt }, Infinity);
     const usage = { ...emptyUsage(), ...run.usage };
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
-    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop' }, END_SCOPE);
+    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [] }, END_SCOPE);
     else if (run.error) void events.publish('error', { ...run.error, retryable: false }, END_SCOPE);
     void events.publish('done', { status: run.status as 'succeeded', usage, duration_ms }, END_SCOPE);
     await events.flush();
   }
 }
 
-function agentSettings(agent: Agent | undefined, defaultModel: string): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
-  const knowledgeBaseIds = agent?.knowledge_base_ids ?? [];
-  const tools: string[] = agent?.tools ?? DEFAULT_TOOLS;
+function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: DocMode | null): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
+  // doc_mode `off`: no knowledge tools for this run (DESIGN §14).
+  const knowledgeBaseIds = docMode === 'off' ? [] : (agent?.knowledge_base_ids ?? []);
+  const tools: string[] = (agent?.tools ?? DEFAULT_TOOLS).filter((name) => docMode !== 'off' || name !== KNOWLEDGE_TOOL);
   return {
     model: agent?.model ?? defaultModel,
     settings: agent?.generationSettings ?? DEFAULT_SETTINGS,
     instructions: agent?.instructions ?? '',
     maxIterations: agent?.max_iterations ?? 8,
     knowledgeBaseIds,
+    docMode: docMode ?? 'auto',
     toolApproval: agent?.tool_approval ?? 'never',
     connectorIds: agent?.connector_ids ?? [],
     // An agent with knowledge bases can always search them.

@@ -2,6 +2,8 @@ import type { LoopOutcome, RunContext } from './run-context.js';
 import { AwaitingApproval, RunFailure } from './run-control.js';
 import type { ReactState } from './checkpoint.js';
 import type { ChatMessage, ToolCall } from './models/types.js';
+import { answerNothingFound, foundPassages, groundingCall, isGrounded } from './grounding.js';
+import { citationsFor } from './knowledge/citations.js';
 
 /**
  * ReAct: think → call tools → observe → … → answer, at most max_iterations model steps.
@@ -21,6 +23,12 @@ export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?
     }
     await ctx.checkpoint(next());
   };
+  const grounded = isGrounded(ctx);
+  if (grounded && !resumed && ctx.agent.knowledgeBaseIds.length > 0) {
+    const calls = [groundingCall(ctx.run.query)];
+    state.messages.push({ role: 'assistant', content: '', toolCalls: calls });
+    state.pending = calls;
+  }
   if (state.pending) {
     await runCalls(state.pending);
     state.iteration++;
@@ -30,13 +38,20 @@ export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?
       state.messages.push(...absorbed);
       return state;
     });
-    const result = await ctx.complete(state.messages, state.iteration);
+    if (grounded && !foundPassages(state.messages)) {
+      const answer = await answerNothingFound(ctx, state.iteration);
+      if (await ctx.tryFinish()) return { answer, finishReason: 'stop', citations: [] };
+      state.messages.push({ role: 'assistant', content: answer });
+      await ctx.checkpoint(next());
+      continue;
+    }
+    const result = await ctx.complete(state.messages, state.iteration, { grounded });
     if (result.toolCalls.length > 0) {
       state.messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
       await runCalls(result.toolCalls);
       continue;
     }
-    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason };
+    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason, citations: citationsFor(result.text, state.messages) };
     state.messages.push({ role: 'assistant', content: result.text });
     await ctx.checkpoint(next());
   }

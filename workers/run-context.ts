@@ -1,13 +1,15 @@
 import type { Run } from '../src/db/models.js';
+import type { DocMode } from '../src/shared/doc-modes.js';
 import type { Logger } from '../src/logger.js';
 import { timeOutcome, toolLabel, type Metrics } from '../src/metrics/registry.js';
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
-import { emptyUsage, type EventData, type EventType, type Usage } from '../src/shared/events.js';
+import { emptyUsage, type Citation, type EventData, type EventType, type Usage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { InjectPayload } from '../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../src/shared/model-settings.js';
 import { runTool, type Tool } from './tools/registry.js';
+import { GROUNDED_INSTRUCTION, KNOWLEDGE_TOOL } from './knowledge/citations.js';
 import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, ToolCall } from './models/types.js';
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
@@ -22,6 +24,8 @@ export interface AgentSettings {
   instructions: string;
   maxIterations: number;
   knowledgeBaseIds: string[];
+  /** How the run uses the knowledge bases: a tool (`auto`), retrieved first and answered only from (`grounded`), or not (`off`). */
+  docMode: DocMode;
 }
 
 /** What a run's tools reach outside the loop. */
@@ -30,7 +34,9 @@ export interface ToolServices {
   logger: Logger;
   metrics: Metrics;
   now: () => Date;
-  searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number) => Promise<RetrievedChunk[]>;
+  searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number, options: { signal?: AbortSignal; minSimilarity?: number }) => Promise<RetrievedChunk[]>;
+  /** doc_mode grounded: how similar a passage must be to count as found (keyword hits always count). */
+  groundedMinSimilarity: number;
 }
 
 /** The parts a RunContext is made of; the executor builds them per attempt. */
@@ -113,9 +119,17 @@ export class RunContext {
     return { token: (text) => this.publish('token', { iteration, text }, options.scope), thought, notice: thought };
   }
 
-  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string } = {}): Promise<ModelResult> {
+  /**
+   * One model call. `grounded` (doc_mode grounded, DESIGN §14): the passages were retrieved before
+   * the call, so the model may not search again and answers under the grounding instruction.
+   */
+  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string; grounded?: boolean } = {}): Promise<ModelResult> {
     const { model, settings } = this.agent;
-    const tools = options.tools ?? (await this.parts.tools);
+    let tools = options.tools ?? (await this.parts.tools);
+    if (options.grounded) {
+      tools = tools.filter((tool) => tool.name !== KNOWLEDGE_TOOL);
+      messages = withGroundingInstruction(messages);
+    }
     const result = await this.timedModelCall(() => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger }, this.sink(iteration, options)));
     this.addUsage(result.usage);
     return requireVisible(result, model, settings.maxTokens);
@@ -234,7 +248,11 @@ export class RunContext {
             runTool(tools, call, {
               signal: this.signal,
               now: services.now,
-              searchKnowledge: (query, topK) => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK),
+              searchKnowledge: (query, topK) =>
+                services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
+                  signal: this.signal,
+                  minSimilarity: this.agent.docMode === 'grounded' ? services.groundedMinSimilarity : undefined,
+                }),
             }), (result) => (result.isError ? 'error' : 'ok'));
       await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
       const content = typeof output === 'string' ? output : JSON.stringify(output);
@@ -258,7 +276,16 @@ function requireVisible(result: ModelResult, model: string, maxTokens: number | 
   throw new RunFailure('empty_answer', `model "${model}" returned an empty answer`);
 }
 
+/** The grounding instruction joins the system message (formats take one system prompt). */
+function withGroundingInstruction(messages: ChatMessage[]): ChatMessage[] {
+  const [first, ...rest] = messages;
+  if (first?.role === 'system') return [{ ...first, content: `${first.content}\n\n${GROUNDED_INSTRUCTION}` }, ...rest];
+  return [{ role: 'system', content: GROUNDED_INSTRUCTION }, ...messages];
+}
+
 export interface LoopOutcome {
   answer: string;
   finishReason: ModelResult['finishReason'];
+  /** The knowledge-base passages the answer used (DESIGN §14). */
+  citations: Citation[];
 }

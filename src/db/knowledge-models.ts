@@ -5,6 +5,9 @@ export type ChunkStrategy = (typeof CHUNK_STRATEGIES)[number];
 export const RETRIEVAL_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
+export const KNOWLEDGE_BASE_STATUSES = ['ready', 'processing', 'indexing'] as const;
+export type KnowledgeBaseStatus = (typeof KNOWLEDGE_BASE_STATUSES)[number];
+
 export class KnowledgeBase extends Model {
   static override tableName = 'knowledge_bases';
   id!: string;
@@ -17,12 +20,23 @@ export class KnowledgeBase extends Model {
   retrieval_mode!: RetrievalMode;
   document_count!: number;
   total_chunks!: number;
-  status!: 'ready' | 'processing';
+  status!: KnowledgeBaseStatus;
   is_active!: boolean;
+  embedding_model!: string;
+  embedding_dimensions!: number;
+  rerank_model!: string | null;
+  /** The vectors retrieval reads; a re-embedding fills `pending_generation` and then switches to it. */
+  vector_generation!: number;
+  pending_generation!: number | null;
+  pending_model!: string | null;
+  pending_dimensions!: number | null;
+  indexing_done!: number | null;
+  indexing_total!: number | null;
+  error!: string | null;
   created_at!: Date;
   updated_at!: Date;
 
-  /** The spec's knowledge base record. */
+  /** The spec's knowledge base record, with the embedding fields of DESIGN §14. */
   toPublic() {
     return {
       id: this.id,
@@ -36,6 +50,11 @@ export class KnowledgeBase extends Model {
       total_chunks: this.total_chunks,
       status: this.status,
       is_active: this.is_active,
+      embedding_model: this.embedding_model,
+      embedding_dimensions: this.embedding_dimensions,
+      rerank_model: this.rerank_model,
+      indexing: this.pending_generation === null ? null : { model: this.pending_model!, done: this.indexing_done ?? 0, total: this.indexing_total ?? 0 },
+      error: this.error,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };

@@ -4,8 +4,9 @@ import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
-import type { FinishReason } from '../shared/events.js';
+import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
+import type { DocMode } from '../shared/doc-modes.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -152,6 +153,8 @@ export class Run extends Model {
   answer!: string | null;
   finish_reason!: FinishReason | null;
   user_metadata!: string | null;
+  /** How the run uses its agent's knowledge bases (DESIGN §14); null = `auto`. */
+  doc_mode!: DocMode | null;
   error!: { code: string; message: string } | null;
   usage!: Record<string, number> | null;
   created_at!: Date;
@@ -201,6 +204,7 @@ export class Message extends Model {
   role!: 'user' | 'assistant';
   content!: string;
   injected!: boolean;
+  citations!: Citation[] | null;
   created_at!: Date;
 
   toPublic() {
@@ -210,6 +214,7 @@ export class Message extends Model {
       role: this.role,
       content: this.content,
       injected: this.injected,
+      citations: this.citations ?? [],
       created_at: this.created_at.toISOString(),
     };
   }

@@ -3,7 +3,7 @@ import { eventSchemas, FINISH_REASONS } from '../shared/events.js';
 import { SCOPES } from '../auth/scopes.js';
 import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
 import { TOOL_NAMES } from '../shared/tools.js';
-import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
+import { CHUNK_STRATEGIES, KNOWLEDGE_BASE_STATUSES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
 import { WEBHOOK_EVENTS } from '../db/webhook-models.js';
 import type { MediaResponse } from './route.js';
 
@@ -70,6 +70,8 @@ export const errorBodies: Record<number, v.GenericSchema> = {
   422: ValidationErrorBody,
   429: errorOf(['rate_limited']),
   500: InternalErrorBody,
+  // The gateway's verdict on a call the request needed, e.g. model_not_found (DESIGN §6).
+  502: v.strictObject({ error: v.string(), message: v.string() }),
   503: v.strictObject({ error: v.literal('unavailable'), message: v.string(), checks: v.optional(v.record(v.string(), v.string())) }),
 };
 
@@ -143,7 +145,7 @@ export const runEventStream: MediaResponse = {
     '| `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |',
     '| `node` | `{node_id, status: "started" \\| "succeeded" \\| "failed", output?}` (DAG) |',
     '| `injected` | `{message_id, content, iteration}` |',
-    '| `answer` | `{message_id, content, finish_reason: "stop" \\| "length" \\| "content_filter"}` |',
+    '| `answer` | `{message_id, content, finish_reason: "stop" \\| "length" \\| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |',
     '| `error` | `{code, message, retryable}` |',
     '| `done` | `{status: "succeeded" \\| "failed" \\| "cancelled", usage, duration_ms}` (always last) |',
   ].join('\n'),
@@ -161,6 +163,10 @@ export const MessageRecord = v.strictObject({
   role: v.picklist(['user', 'assistant']),
   content: v.string(),
   injected: v.boolean(),
+  citations: described(
+    v.array(v.strictObject({ chunk_id: v.string(), document_id: uuid, document_name: v.string(), page: v.nullable(v.number()) })),
+    'The knowledge-base passages an answer used; empty for user messages and answers without sources',
+  ),
   created_at: instant,
 });
 export const AgentRecord = v.strictObject({
@@ -194,8 +200,16 @@ export const KnowledgeBaseRecord = v.strictObject({
   retrieval_mode: v.picklist(RETRIEVAL_MODES),
   document_count: count,
   total_chunks: count,
-  status: v.picklist(['ready', 'processing']),
+  status: v.picklist(KNOWLEDGE_BASE_STATUSES),
   is_active: v.boolean(),
+  embedding_model: described(v.string(), '`local` (the built-in lexical embedder) or a gateway embedding model'),
+  embedding_dimensions: count,
+  rerank_model: v.nullable(v.string()),
+  indexing: described(
+    v.nullable(v.strictObject({ model: v.string(), done: count, total: count })),
+    'While a new embedding model re-embeds the chunks: its progress (retrieval answers from the previous vectors meanwhile)',
+  ),
+  error: described(v.nullable(v.string()), 'Why the last re-embedding stopped (the previous vectors were kept)'),
   created_at: instant,
   updated_at: instant,
 });
@@ -214,8 +228,17 @@ export const DocumentRecord = v.strictObject({
 export const RetrieveResult = v.strictObject({
   query: v.string(),
   retrieval_mode: v.picklist(RETRIEVAL_MODES),
+  reranked: described(v.nullable(v.boolean()), 'true when the rerank model ordered the records; false when it failed and the fused order stands; null without one'),
   records: v.array(
-    v.strictObject({ chunk_id: v.string(), document_id: uuid, document_name: v.string(), content: v.string(), score: v.number(), position: v.number() }),
+    v.strictObject({
+      chunk_id: v.string(),
+      document_id: uuid,
+      document_name: v.string(),
+      page: described(v.nullable(v.number()), 'The PDF page of the chunk; null for formats without pages'),
+      content: v.string(),
+      score: v.number(),
+      position: v.number(),
+    }),
   ),
 });
 

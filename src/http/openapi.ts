@@ -41,6 +41,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request', 401: 'No valid credential', 403: 'The credential may not call this', 404: 'Not found',
   405: 'Method not allowed', 409: 'Conflict', 410: 'Gone', 413: 'Body too large', 415: 'Unsupported media type',
   422: 'Invalid input', 429: 'Rate limited or saturated: retry after Retry-After', 500: 'Internal error',
+  502: 'The model gateway refused the call (e.g. model_not_found)',
   503: 'A backing service is unavailable: retry after Retry-After',
 };
 

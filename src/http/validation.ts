@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DOC_MODES } from '../shared/doc-modes.js';
 import type { ParameterizedContext } from 'koa';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { MAX_JSON_DEPTH } from './body.js';
@@ -152,3 +153,6 @@ export const instantText = v.pipe(
   v.transform((text) => new Date(text.length === 10 ? `${text}T00:00:00Z` : text)),
   v.check((at) => at.getTime() >= EARLIEST && at.getTime() <= LATEST, 'must be a real date between 1970 and 9999'),
 );
+
+/** The spec's `doc_mode` (DESIGN §14): null or absent = `auto`; another value → 422. */
+export const docMode = v.optional(v.nullable(v.picklist(DOC_MODES, 'must be one of "auto", "grounded", "off" (or null)')));

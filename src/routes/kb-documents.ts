@@ -28,7 +28,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
     route({
       method: 'POST',
       path: '/api/knowledge-bases/:id/documents',
-      summary: 'Add a document (JSON {name, content} or a multipart upload of one .txt, .md or .html file); ingested by a worker',
+      summary: 'Add a document (JSON {name, content} or a multipart upload of one .txt, .md, .html, .pdf or .docx file); ingested by a worker',
       auth: { writes: true },
       upload: true,
       responses: { 202: DocumentRecord, 200: DocumentRecord },

@@ -11,8 +11,15 @@ const description = v.pipe(v.string(), v.maxLength(2000));
 const integer = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 export const CHUNK_SIZE = { min: 100, max: 8000 };
 
+/** `local` or a gateway model's name as the gateway spells it (no spaces or control characters). */
+const modelName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200), v.regex(/^[\w.:/@+-]+$/, 'must be a model name such as text-embedding-3-small'));
+const dimensions = integer(1, 4096);
+
 const CreateBody = v.strictObject({
   name,
+  embedding_model: v.optional(modelName),
+  embedding_dimensions: v.optional(dimensions),
+  rerank_model: v.optional(v.nullable(modelName)),
   description: v.optional(description, ''),
   chunk_strategy: v.optional(v.picklist(CHUNK_STRATEGIES), 'recursive'),
   chunk_size: v.optional(integer(CHUNK_SIZE.min, CHUNK_SIZE.max), 1000),
@@ -20,9 +27,12 @@ const CreateBody = v.strictObject({
   retrieval_mode: v.optional(v.picklist(RETRIEVAL_MODES), 'hybrid'),
 });
 
-/** Chunk settings changed here apply to documents added afterwards. */
+/** Chunk settings changed here apply to documents added afterwards; a new embedding model re-embeds every chunk. */
 const UpdateBody = v.strictObject({
   name: v.optional(name),
+  embedding_model: v.optional(modelName),
+  embedding_dimensions: v.optional(dimensions),
+  rerank_model: v.optional(v.nullable(modelName)),
   description: v.optional(description),
   chunk_strategy: v.optional(v.picklist(CHUNK_STRATEGIES)),
   chunk_size: v.optional(integer(CHUNK_SIZE.min, CHUNK_SIZE.max)),
@@ -61,7 +71,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
     route({
       method: 'POST',
       path: '/api/knowledge-bases',
-      summary: 'Create a knowledge base',
+      summary: 'Create a knowledge base (embedding_model `local` or a gateway model, asked for its dimension once)',
       auth: { writes: true },
       responses: { 201: KnowledgeBaseRecord },
       body: CreateBody,
@@ -83,7 +93,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
     route({
       method: 'PATCH',
       path: '/api/knowledge-bases/:id',
-      summary: 'Change a knowledge base (chunk settings apply to documents added afterwards)',
+      summary: 'Change a knowledge base (chunk settings apply to documents added afterwards; a new embedding_model re-embeds in a worker while retrieval keeps answering)',
       auth: { writes: true },
       responses: { 200: KnowledgeBaseRecord },
       params: KbPath,
@@ -107,9 +117,10 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
     route({
       method: 'POST',
       path: '/api/knowledge-bases/:id/retrieve',
-      summary: 'Search a knowledge base (keyword, semantic or hybrid)',
+      summary: 'Search a knowledge base (keyword, semantic or hybrid; reranked when the knowledge base has a rerank_model)',
       auth: { scope: 'kb' },
       responses: { 200: RetrieveResult },
+      errors: [502],
       params: KbPath,
       body: RetrieveBody,
       handle: ({ principal, params, body }) => knowledge.retrieve(principal.user.id, params.id, body),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Models, RunMode, Run } from '../db/models.js';
+import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
 import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../shared/errors.js';
@@ -22,6 +23,8 @@ export interface StartRequest {
   agentId?: string | null;
   /** The caller's own string, returned with the run and in its webhooks. */
   userMetadata?: string | null;
+  /** How the run uses its agent's knowledge bases; null = `auto`. */
+  docMode?: DocMode | null;
   /** The request that starts the run: the worker's log lines of the run carry it. */
   requestId?: string;
 }
@@ -56,7 +59,7 @@ export class RunService {
       throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null });
       await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId }, { ...runJobOptions, jobId: ref.id });
       this.metrics.runsStarted.inc({ mode: request.mode });
       return run;

@@ -100,6 +100,21 @@ export class UnavailableError extends AppError {
   }
 }
 
+/**
+ * The model gateway refused a call the request needs (an embedding or rerank model that does not
+ * exist, a rejected key): `code` is the gateway's verdict, e.g. `model_not_found`. Transient
+ * gateway failures are `UnavailableError`s instead (503 with Retry-After).
+ */
+export class BadGatewayError extends AppError {
+  readonly status = 502;
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export class MethodNotAllowedError extends AppError {
   readonly status = 405;
   readonly code = 'method_not_allowed';

@@ -9,6 +9,10 @@ export const FINISH_REASONS = ['stop', 'length', 'content_filter'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 export const emptyUsage = (): Usage => ({ prompt_tokens: 0, completion_tokens: 0, reasoning_tokens: 0, total_tokens: 0 });
 
+/** A passage an answer used (DESIGN §14): on the `answer` event and the stored assistant message. */
+export const citationSchema = v.object({ chunk_id: v.string(), document_id: v.string(), document_name: v.string(), page: v.nullable(v.number()) });
+export type Citation = v.InferOutput<typeof citationSchema>;
+
 export const eventSchemas = {
   run: v.object({
     run_id: v.string(),
@@ -26,7 +30,7 @@ export const eventSchemas = {
   plan: v.object({ nodes: v.array(v.object({ id: v.string(), task: v.string(), depends_on: v.array(v.string()) })) }),
   node: v.object({ node_id: v.string(), status: v.picklist(['started', 'succeeded', 'failed']), output: v.optional(v.string()) }),
   injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
-  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS) }),
+  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS), citations: v.optional(v.array(citationSchema)) }),
   error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),
   done: v.object({ status: v.picklist(['succeeded', 'failed', 'cancelled']), usage, duration_ms: v.number() }),
 };

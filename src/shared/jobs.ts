@@ -20,9 +20,16 @@ export const RunJobSchema = v.object({
 });
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 
-/** Knowledge-base ingestion: parse → chunk → embed → index one document (`jobId` = document id). */
+/**
+ * Knowledge-base work: ingest one document (parse → chunk → embed → index; `jobId` = document id),
+ * or fill a knowledge base's pending vector generation with its new embedding model
+ * (`jobId` = `reembed_<knowledge base>_<generation>`).
+ */
 export const INGEST_QUEUE = 'kb-ingest';
-export const IngestJobSchema = v.object({ documentId: v.pipe(v.string(), v.uuid()) });
+export const IngestJobSchema = v.union([
+  v.object({ documentId: uuid }),
+  v.object({ reembed: v.object({ knowledgeBaseId: uuid, generation: v.pipe(v.number(), v.integer(), v.minValue(1)) }) }),
+]);
 export type IngestJob = v.InferOutput<typeof IngestJobSchema>;
 export const ingestJobOptions = {
   attempts: 3,

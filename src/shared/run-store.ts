@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Agent, Message, Models, Run, RunMode } from '../db/models.js';
-import type { FinishReason, Usage } from './events.js';
+import type { DocMode } from './doc-modes.js';
+import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
 import { runEventPayload } from '../webhooks/outbox.js';
 
@@ -13,6 +14,7 @@ export interface NewRun {
   mode: RunMode;
   query: string;
   userMetadata: string | null;
+  docMode: DocMode | null;
 }
 
 /** An earlier message of the run's conversation, oldest first. */
@@ -34,6 +36,7 @@ export interface FailedEnd {
 
 export interface SucceededEnd {
   answer: string;
+  citations: Citation[];
   finishReason: FinishReason;
   usage: Usage;
   durationMs: number;
@@ -70,8 +73,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ? from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ? from conversation
          returning *
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content)
@@ -80,7 +83,7 @@ export class RunStore {
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode,
         randomUUID(),
       ],
     );
@@ -153,11 +156,11 @@ export class RunStore {
          update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
        ), answer as (
-         insert into messages (id, conversation_id, run_id, role, content)
-         select ?, conversation_id, id, 'assistant', ? from final
+         insert into messages (id, conversation_id, run_id, role, content, citations)
+         select ?, conversation_id, id, 'assistant', ?, ?::jsonb from final
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.answer, end.finishReason, JSON.stringify(end.usage), run.id, run.attempt, messageId, end.answer, ...outboxBindings(payload)],
+      [end.answer, end.finishReason, JSON.stringify(end.usage), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), ...outboxBindings(payload)],
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { messageId, deliveries: rows[0].deliveries };

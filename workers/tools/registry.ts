@@ -1,6 +1,7 @@
 import type { ToolName } from '../../src/shared/tools.js';
 import { evaluate } from './calculator.js';
 import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
+import { EmbeddingError } from '../../src/knowledge/embedders.js';
 import type { ToolCall } from '../models/types.js';
 
 export interface ToolContext {
@@ -54,7 +55,13 @@ const knowledgeBaseRetrieve: Tool = {
   parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
   async run(args, { searchKnowledge }) {
     if (typeof args.query !== 'string' || !args.query.trim()) throw new ToolError('query must be a non-empty string');
-    return searchKnowledge(args.query, KNOWLEDGE_TOP_K);
+    try {
+      return await searchKnowledge(args.query, KNOWLEDGE_TOP_K);
+    } catch (err) {
+      // The gateway embedding the query failed (after its retries): the model reads why, the run goes on.
+      if (err instanceof EmbeddingError) throw new ToolError(`the knowledge bases could not be searched: ${err.message}`);
+      throw err;
+    }
   },
 };
 

@@ -1,0 +1,74 @@
+import type { GatewayConfig } from '../config.js';
+import { ValidationError } from '../shared/errors.js';
+import { GatewayEmbedder, LocalEmbedder, type Embedder, type GatewayClientOptions } from './embedders.js';
+import { GatewayReranker } from './reranker.js';
+import { EMBEDDING_DIMENSIONS } from './embedding.js';
+
+export const LOCAL_EMBEDDING_MODEL = 'local';
+
+/** A reranker sits on the query path: one retry at most, and a short wait. */
+const RERANK_RETRIES = 1;
+
+/**
+ * The embedding and rerank models knowledge bases name (DESIGN §14): `local`, the built-in
+ * lexical embedder, or a gateway model. One client per model and dimension, shared by every
+ * request of the process (their connection pool and dimension probe are reused).
+ */
+export class KnowledgeModels {
+  private readonly embedders = new Map<string, Embedder>();
+  private readonly rerankers = new Map<string, GatewayReranker>();
+  private readonly local = new LocalEmbedder();
+  private readonly gateway?: GatewayClientOptions;
+
+  constructor(gateway: GatewayConfig, batchSize: number) {
+    if (gateway.url && gateway.apiKey) {
+      this.gateway = {
+        url: gateway.url,
+        apiKey: gateway.apiKey,
+        maxRetries: gateway.maxRetries,
+        retryBaseMs: gateway.retryBaseMs,
+        retryMaxDelayMs: gateway.retryMaxDelayMs,
+        timeoutMs: Math.min(gateway.idleTimeoutMs, 60_000),
+        batchSize,
+      };
+    }
+  }
+
+  embedder(model: string, dimensions?: number): Embedder {
+    if (model === LOCAL_EMBEDDING_MODEL) return this.local;
+    const key = `${model}\u0000${dimensions ?? ''}`;
+    let embedder = this.embedders.get(key);
+    if (!embedder) {
+      embedder = new GatewayEmbedder(model, this.requireGateway(model), dimensions);
+      this.embedders.set(key, embedder);
+    }
+    return embedder;
+  }
+
+  reranker(model: string): GatewayReranker {
+    let reranker = this.rerankers.get(model);
+    if (!reranker) {
+      reranker = new GatewayReranker(model, { ...this.requireGateway(model), maxRetries: RERANK_RETRIES, timeoutMs: 10_000 });
+      this.rerankers.set(model, reranker);
+    }
+    return reranker;
+  }
+
+  /** The vector length `model` produces (asking the gateway once for a gateway model). */
+  async dimensionsOf(model: string, requested?: number): Promise<number> {
+    if (model === LOCAL_EMBEDDING_MODEL) return EMBEDDING_DIMENSIONS;
+    const embedder = this.embedder(model, requested) as GatewayEmbedder;
+    return embedder.dimensions();
+  }
+
+  get gatewayConfigured(): boolean {
+    return this.gateway !== undefined;
+  }
+
+  private requireGateway(model: string): GatewayClientOptions {
+    if (!this.gateway) {
+      throw new ValidationError([{ loc: ['body', 'embedding_model'], msg: `"${model}" is a gateway model, and no gateway is configured (GATEWAY_URL, GATEWAY_API_KEY); use "local"`, type: 'value_error', input: model }]);
+    }
+    return this.gateway;
+  }
+}
