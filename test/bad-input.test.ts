@@ -158,7 +158,7 @@ const cases: Case[] = [
   { name: 'kb doc: no body', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, auth: true, status: 422, type: 'missing' },
   { name: 'kb doc: missing content', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, body: { name: 'a.txt' }, auth: true, status: 422, type: 'missing' },
   { name: 'kb doc: empty content', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, body: { name: 'a.txt', content: '' }, auth: true, status: 422, type: 'string_too_short' },
-  { name: 'kb doc: pdf name', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, body: { name: 'a.pdf', content: 'x' }, auth: true, status: 415 },
+  { name: 'kb doc: executable name', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, body: { name: 'a.exe', content: 'x' }, auth: true, status: 415 },
   { name: 'kb doc: no extension', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, body: { name: 'README', content: 'x' }, auth: true, status: 415 },
   { name: 'kb doc: broken multipart', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, raw: 'not really multipart', headers: { 'content-type': 'multipart/form-data; boundary=zzz' }, auth: true, status: 422 },
   { name: 'kb doc: multipart without boundary', method: 'POST', path: () => `/api/knowledge-bases/${kbId}/documents`, raw: 'x', headers: { 'content-type': 'multipart/form-data' }, auth: true, status: 422 },

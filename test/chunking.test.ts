@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, fixedChunks, paragraphChunks, recursiveChunks, sentenceChunks } from '../workers/knowledge/chunking.js';
 import { embed, EMBEDDING_DIMENSIONS } from '../src/knowledge/embedding.js';
-import { extractText } from '../workers/knowledge/ingest.js';
+import { extractText } from '../workers/knowledge/extract.js';
 
 const STRATEGIES = ['fixed', 'sentence', 'paragraph', 'recursive'] as const;
 const chars = (s: string) => [...s].length;

@@ -81,6 +81,14 @@ describe('knowledge bases', () => {
     expect((await api('GET', `/api/knowledge-bases/${id}`, key)).status).toBe(404);
   });
 
+  it('a gateway embedding or rerank model where no gateway is configured → 422 naming GATEWAY_URL', async () => {
+    for (const field of ['embedding_model', 'rerank_model']) {
+      const res = await api('POST', '/api/knowledge-bases', key, { name: 'x', [field]: 'text-embedding-3-small' });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ['body', field], msg: expect.stringContaining('GATEWAY_URL') });
+    }
+  });
+
   it('a restricted user may list but not create', async () => {
     const { key: restricted } = await stack.user('restricted');
     expect((await api('GET', '/api/knowledge-bases', restricted)).status).toBe(200);

@@ -39,7 +39,7 @@ export class KnowledgeModels {
     const key = `${model}\u0000${dimensions ?? ''}`;
     let embedder = this.embedders.get(key);
     if (!embedder) {
-      embedder = new GatewayEmbedder(model, this.requireGateway(model), dimensions);
+      embedder = new GatewayEmbedder(model, this.requireGateway(model, 'embedding_model'), dimensions);
       this.embedders.set(key, embedder);
     }
     return embedder;
@@ -48,7 +48,7 @@ export class KnowledgeModels {
   reranker(model: string): GatewayReranker {
     let reranker = this.rerankers.get(model);
     if (!reranker) {
-      reranker = new GatewayReranker(model, { ...this.requireGateway(model), maxRetries: RERANK_RETRIES, timeoutMs: 10_000 });
+      reranker = new GatewayReranker(model, { ...this.requireGateway(model, 'rerank_model'), maxRetries: RERANK_RETRIES, timeoutMs: 10_000 });
       this.rerankers.set(model, reranker);
     }
     return reranker;
@@ -65,9 +65,9 @@ export class KnowledgeModels {
     return this.gateway !== undefined;
   }
 
-  private requireGateway(model: string): GatewayClientOptions {
+  private requireGateway(model: string, field: 'embedding_model' | 'rerank_model'): GatewayClientOptions {
     if (!this.gateway) {
-      throw new ValidationError([{ loc: ['body', 'embedding_model'], msg: `"${model}" is a gateway model, and no gateway is configured (GATEWAY_URL, GATEWAY_API_KEY); use "local"`, type: 'value_error', input: model }]);
+      throw new ValidationError([{ loc: ['body', field], msg: `"${model}" is a gateway model, and no gateway is configured (GATEWAY_URL, GATEWAY_API_KEY); use "local"`, type: 'value_error', input: model }]);
     }
     return this.gateway;
   }

@@ -131,8 +131,8 @@ export class Retriever {
   private async load(ranked: Ranked[]): Promise<RetrievedChunk[]> {
     if (ranked.length === 0) return [];
     const { rows } = await this.knex.raw(
-      `select c.id::text as chunk_id, c.document_id, d.name as document_name, c.page, c.content, c.position
-       from kb_chunks c join kb_documents d on d.id = c.document_id where c.id = any(cast(? as bigint[]))`,
+      `select c.id::text as chunk_id, c.document_id, (select d.name from kb_documents d where d.id = c.document_id) as document_name, c.page, c.content, c.position
+       from kb_chunks c where c.id = any(cast(? as bigint[]))`,
       [ranked.map((r) => r.id)],
     );
     const byId = new Map<string, Omit<RetrievedChunk, 'score'>>(rows.map((row: RetrievedChunk) => [row.chunk_id, row]));
