@@ -103,7 +103,7 @@ async function pgvectorPart(gateway: TestGateway) {
   try {
     await migrateLatest(knex);
     const models = knowledgeModels(gateway);
-    const vectors = new VectorStore(knex, { hnswMinVectors: 1000, efSearch: 100 });
+    const vectors = new VectorStore(knex, { hnswMinVectors: 1000, efSearch: 100, buildMemoryMb: 1024 });
     const retriever = new Retriever(knex, vectors, models);
     let elapsed = timer();
     const kb = await seed(knex, LARGE, MODEL, DIMENSIONS);
@@ -135,7 +135,7 @@ async function pgvectorPart(gateway: TestGateway) {
 
 async function exactPart(knex: Knex, gateway: TestGateway) {
   const models = knowledgeModels(gateway);
-  const retriever = new Retriever(knex, new VectorStore(knex, { hnswMinVectors: Infinity, efSearch: 100 }), models);
+  const retriever = new Retriever(knex, new VectorStore(knex, { hnswMinVectors: Infinity, efSearch: 100, buildMemoryMb: 512 }), models);
   const rows = [];
   for (const [size, count] of [[10_000, 20], [LARGE, 5]] as const) {
     const kb = await seed(knex, size, MODEL, DIMENSIONS);
@@ -163,7 +163,7 @@ async function pdfPart(knex: Knex, gateway: TestGateway) {
     embedded += texts.length;
     return vectors;
   };
-  const vectors = new VectorStore(knex, { hnswMinVectors: Infinity, efSearch: 100 });
+  const vectors = new VectorStore(knex, { hnswMinVectors: Infinity, efSearch: 100, buildMemoryMb: 512 });
   const kb = await seed(knex, 0, MODEL, DIMENSIONS);
   await knex('knowledge_bases').update({ chunk_size: 500, chunk_overlap: 50, chunk_strategy: 'recursive' }).where({ id: kb.id });
   const pdf = await pdfWithPages(Array.from({ length: 200 }, () => `${sentence(60)}. ${sentence(60)}. ${sentence(60)}.`));
@@ -190,9 +190,11 @@ export async function run() {
   const gateway = await TestGateway.start();
   const bench = await benchEnvironment('retrieval');
   try {
-    await pdfPart(bench.knex, gateway);
-    await exactPart(bench.knex, gateway);
-    await pgvectorPart(gateway);
+    const parts = new Set(process.argv.slice(3));
+    const wanted = (part: string) => parts.size === 0 || parts.has(part);
+    if (wanted('pdf')) await pdfPart(bench.knex, gateway);
+    if (wanted('exact')) await exactPart(bench.knex, gateway);
+    if (wanted('pgvector')) await pgvectorPart(gateway);
   } finally {
     await bench.drop();
     await gateway.close();

@@ -2,3 +2,5 @@
 import { cpSync } from 'node:fs';
 
 cpSync('src/shared/lua', 'dist/src/shared/lua', { recursive: true });
+// The benchmarks run the PGlite server the tests use from the build.
+cpSync('test/support/pglite-server.mjs', 'dist/test/support/pglite-server.mjs');

@@ -98,6 +98,7 @@ const EnvSchema = v.object({
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
   KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
   KB_HNSW_EF_SEARCH: v.optional(intFrom(1, 1000), '100'),
+  KB_HNSW_BUILD_MEMORY_MB: v.optional(intFrom(64, 65_536), '512'),
   KB_GROUNDED_MIN_SIMILARITY: v.optional(v.pipe(v.string(), v.transform(Number), v.number('must be a number'), v.minValue(-1), v.maxValue(1)), '0.3'),
   KB_EMBEDDING_BATCH: v.optional(intFrom(1, 2048), '64'),
   KB_DOCUMENT_MAX_PAGES: v.optional(intFrom(1, 100_000), '2000'),
@@ -199,6 +200,8 @@ export interface Config {
     annMinChunks: number;
     /** pgvector's hnsw.ef_search for semantic queries: higher finds more of the true neighbours, slower. */
     efSearch: number;
+    /** maintenance_work_mem of an HNSW index build. */
+    buildMemoryMb: number;
     /** Texts per gateway /v1/embeddings request. */
     embeddingBatch: number;
     /** doc_mode grounded: a passage found only by vector search counts when at least this similar (cosine). */
@@ -320,6 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     knowledge: {
       annMinChunks: e.KB_ANN_MIN_CHUNKS,
       efSearch: e.KB_HNSW_EF_SEARCH,
+      buildMemoryMb: e.KB_HNSW_BUILD_MEMORY_MB,
       embeddingBatch: e.KB_EMBEDDING_BATCH,
       groundedMinSimilarity: e.KB_GROUNDED_MIN_SIMILARITY,
       maxPages: e.KB_DOCUMENT_MAX_PAGES,

@@ -56,7 +56,7 @@ describe('knowledge statements at scale', () => {
     const [kb] = await knex('knowledge_bases').select('id', 'retrieval_mode', 'embedding_model', 'embedding_dimensions', 'vector_generation', 'rerank_model').limit(1);
     const recorded: { sql: string; bindings: unknown[] }[] = [];
     knex.on('query', (q: { sql: string; bindings?: unknown[] }) => recorded.push({ sql: q.sql, bindings: q.bindings ?? [] }));
-    const retriever = new Retriever(knex, new VectorStore(knex, { hnswMinVectors: 1000, efSearch: 100 }, 'exact'), new KnowledgeModels(loadConfig({}).model.gateway, 64));
+    const retriever = new Retriever(knex, new VectorStore(knex, { hnswMinVectors: 1000, efSearch: 100, buildMemoryMb: 512 }, 'exact'), new KnowledgeModels(loadConfig({}).model.gateway, 64));
     for (const mode of ['keyword', 'semantic', 'hybrid'] as const) {
       const { records } = await retriever.search([kb], { query: 'lava bread', topK: 5, mode });
       expect(records.length).toBeGreaterThan(0);

@@ -228,7 +228,7 @@ describe('pgvector: an HNSW index per large knowledge base (PGlite, a Postgres w
         );
       });
       expect(JSON.stringify(plan.rows)).toContain(index);
-      const retriever = new Retriever(migrator, new VectorStore(migrator, { hnswMinVectors: 40, efSearch: 100 }), new KnowledgeModels(loadConfig({}).model.gateway, 64));
+      const retriever = new Retriever(migrator, new VectorStore(migrator, { hnswMinVectors: 40, efSearch: 100, buildMemoryMb: 512 }), new KnowledgeModels(loadConfig({}).model.gateway, 64));
       const row = await migrator('knowledge_bases').where({ id: kb.id }).first();
       for (const query of ['sourdough bread starter', 'Note 17 about quantum entanglement photon']) {
         const ann = await call('POST', `/api/knowledge-bases/${kb.id}/retrieve`, { query, top_k: 3 });

@@ -1,7 +1,7 @@
 import { embed as embedLocally } from './embedding.js';
-import { malformed, postWithRetries, type GatewayClientOptions } from './gateway-client.js';
+import { EmbeddingError, malformed, postWithRetries, type GatewayClientOptions } from './gateway-client.js';
 
-export { EmbeddingError, type GatewayClientOptions } from './gateway-client.js';
+export { EmbeddingError, GatewayClientError, type GatewayClientOptions } from './gateway-client.js';
 
 /** Turns texts into unit-length vectors, in input order. */
 export interface Embedder {
@@ -12,9 +12,13 @@ export interface Embedder {
 const DEFAULT_BATCH = 64;
 
 function normalise(vector: number[]): number[] {
-  const norm = Math.hypot(...vector);
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum);
   return norm > 0 ? vector.map((x) => x / norm) : vector;
 }
+
+const isVector = (value: unknown): value is number[] => Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === 'number' && Number.isFinite(x));
 
 /** The built-in lexical embedder (src/knowledge/embedding.ts): offline, no calls. */
 export class LocalEmbedder implements Embedder {
@@ -34,38 +38,43 @@ export class GatewayEmbedder implements Embedder {
     private readonly requestedDimensions?: number,
   ) {}
 
+  /** Unit vectors in input order; `[]` for no texts, without a request. Failures are EmbeddingErrors. */
   async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-    const size = this.options.batchSize ?? DEFAULT_BATCH;
+    const size = Math.max(1, this.options.batchSize ?? DEFAULT_BATCH);
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += size) vectors.push(...(await this.batch(texts.slice(start, start + size), signal)));
     return vectors;
   }
 
-  /** The vector length the model produces, asked once (one short text embedded). */
+  /** The vector length the model produces, asked once (one short text embedded); a failure is not cached. */
   dimensions(): Promise<number> {
-    this.probed ??= this.embed(['dimension probe']).then(([vector]) => vector!.length);
-    this.probed.catch(() => (this.probed = undefined));
+    if (!this.probed) {
+      this.probed = this.embed(['dimension probe']).then(([vector]) => vector!.length);
+      this.probed.catch(() => (this.probed = undefined));
+    }
     return this.probed;
   }
 
   private async batch(input: string[], signal?: AbortSignal): Promise<number[][]> {
-    const body = { model: this.model, input, encoding_format: 'float', ...(this.requestedDimensions ? { dimensions: this.requestedDimensions } : {}) };
-    const answer = await postWithRetries(this.options, '/v1/embeddings', this.model, body, signal);
+    const dimensions = this.requestedDimensions ? { dimensions: this.requestedDimensions } : {};
+    const body = { model: this.model, input, ...dimensions, encoding_format: 'float' };
+    const answer = await postWithRetries(this.options, { path: '/v1/embeddings', model: this.model, body, failure: EmbeddingError, signal });
     return this.read(answer, input.length);
   }
 
   /** `{data: [{index, embedding}]}` → one finite vector per input, all of one length, in input order. */
   private read(answer: unknown, count: number): number[][] {
-    const data = (answer as { data?: unknown })?.data;
-    if (!Array.isArray(data) || data.length !== count) throw malformed(this.model, `expected ${count} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`);
+    const bad = (what: string) => malformed(EmbeddingError, this.model, what);
+    const data = (answer as { data?: unknown } | null)?.data;
+    if (!Array.isArray(data) || data.length !== count) throw bad(`expected ${count} embeddings, got ${Array.isArray(data) ? data.length : 'none'}`);
     const vectors: number[][] = new Array(count);
     for (const [position, item] of data.entries()) {
-      const { index = position, embedding } = item as { index?: unknown; embedding?: unknown };
-      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || vectors[index]) throw malformed(this.model, `bad embedding index ${String(index)}`);
-      if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) throw malformed(this.model, 'an embedding is not a list of numbers');
-      vectors[index] = normalise(embedding as number[]);
+      const { index = position, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || vectors[index]) throw bad(`embedding index ${String(index)} is out of range or repeated`);
+      if (!isVector(embedding)) throw bad(`embedding ${index} is not a list of finite numbers`);
+      vectors[index] = normalise(embedding);
     }
-    if (new Set(vectors.map((v) => v.length)).size > 1) throw malformed(this.model, 'embeddings of different lengths');
+    if (new Set(vectors.map((v) => v.length)).size > 1) throw bad('embeddings of different lengths');
     return vectors;
   }
 }

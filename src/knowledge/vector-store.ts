@@ -24,7 +24,12 @@ export interface VectorSettings {
   hnswMinVectors: number;
   /** HNSW candidate list per query: higher finds more of the true neighbours, slower. */
   efSearch: number;
+  /** `maintenance_work_mem` of an index build: the graph is built much faster when it fits. */
+  buildMemoryMb: number;
 }
+
+/** An index build may take long on a large knowledge base; it holds no lock that blocks writers. */
+const INDEX_BUILD_TIMEOUT_MS = 6 * 3600 * 1000;
 
 export interface Neighbour {
   id: string;
@@ -113,14 +118,38 @@ export class VectorStore {
       [set.knowledgeBaseId, set.generation],
     );
     if (rows[0].n < this.settings.hnswMinVectors) return false;
+    await this.build(name, set);
+    return this.indexExists(name);
+  }
+
+  /**
+   * `create index concurrently` on a connection of its own: outside any transaction (it must be),
+   * with room to build the graph in memory (`maintenance_work_mem`), no client-side time limit,
+   * and a session lock so two workers never build the same index at once.
+   */
+  private async build(name: string, set: VectorSet): Promise<void> {
     const n = typmod(set.dimensions);
-    // A failed concurrent build leaves an invalid index behind: drop it before trying again.
-    await this.knex.raw(`drop index concurrently if exists ${name}`);
-    await this.knex.raw(
-      `create index concurrently ${name} on kb_vectors using hnsw ((embedding::vector(${n})) vector_cosine_ops)
-       where knowledge_base_id = '${uuid(set.knowledgeBaseId)}' and generation = ${Number(set.generation)}`,
-    );
-    return true;
+    const connection = await this.knex.client.acquireConnection();
+    const run = (text: string) => connection.query({ text, query_timeout: INDEX_BUILD_TIMEOUT_MS });
+    try {
+      const { rows } = await run(`select pg_try_advisory_lock(hashtext('${name}')) as locked`);
+      if (!rows[0].locked) return;
+      try {
+        if (await this.indexExists(name)) return;
+        await run(`set maintenance_work_mem = '${Math.floor(this.settings.buildMemoryMb)}MB'`);
+        // A failed concurrent build leaves an invalid index behind: drop it before trying again.
+        await run(`drop index concurrently if exists ${name}`);
+        await run(
+          `create index concurrently ${name} on kb_vectors using hnsw ((embedding::vector(${n})) vector_cosine_ops)
+           where knowledge_base_id = '${uuid(set.knowledgeBaseId)}' and generation = ${Number(set.generation)}`,
+        );
+      } finally {
+        await run('reset maintenance_work_mem');
+        await run(`select pg_advisory_unlock(hashtext('${name}'))`);
+      }
+    } finally {
+      await this.knex.client.releaseConnection(connection);
+    }
   }
 
   /** Drops the knowledge base's HNSW indexes, all of them or all but one generation's. */

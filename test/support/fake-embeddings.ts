@@ -93,17 +93,22 @@ export function embeddingsAnswer(body: any): Answer {
   };
 }
 
-/** `POST /v1/rerank` in the Jina/Cohere shape: cosine of the fake embeddings plus a little for shared words. */
+/** The distinct words of a text, stopwords left out. */
+const wordsOf = (text: string) => new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word && !STOPWORDS.has(word)));
+
+/** `POST /v1/rerank` in the Jina/Cohere shape: cosine of the fake embeddings plus 0.01 per word the query and the document share. */
 export function rerankAnswer(body: any): Answer {
   const model = String(body?.model ?? '');
   if (!RERANK_MODELS.has(model)) return notFound(model);
   if (typeof body.query !== 'string' || !Array.isArray(body.documents) || !body.documents.every((d: unknown) => typeof d === 'string')) return invalid('query must be a string and documents an array of strings');
+  const topN: number = body.top_n ?? body.documents.length;
+  if (body.top_n !== undefined && (!Number.isInteger(topN) || topN < 1)) return invalid('top_n must be a positive integer');
   const query = fakeEmbedding(body.query, 256);
-  const queryWords = new Set(conceptsOf(body.query));
+  const queryWords = wordsOf(body.query);
   const scored = (body.documents as string[]).map((document, index) => {
-    const overlap = conceptsOf(document).filter((c) => queryWords.has(c)).length;
+    const overlap = [...wordsOf(document)].filter((word) => queryWords.has(word)).length;
     return { index, relevance_score: cosine(query, fakeEmbedding(document, 256)) + 0.01 * overlap };
   });
   scored.sort((a, b) => b.relevance_score - a.relevance_score);
-  return { status: 200, body: { model, results: scored.slice(0, body.top_n ?? scored.length) } };
+  return { status: 200, body: { model, results: scored.slice(0, topN) } };
 }
