@@ -97,7 +97,7 @@ const EnvSchema = v.object({
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
   KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
-  KB_HNSW_EF_SEARCH: v.optional(intFrom(1, 1000), '100'),
+  KB_HNSW_EF_SEARCH: v.optional(intFrom(1, 1000), '200'),
   KB_HNSW_BUILD_MEMORY_MB: v.optional(intFrom(64, 65_536), '512'),
   KB_GROUNDED_MIN_SIMILARITY: v.optional(v.pipe(v.string(), v.transform(Number), v.number('must be a number'), v.minValue(-1), v.maxValue(1)), '0.3'),
   KB_EMBEDDING_BATCH: v.optional(intFrom(1, 2048), '64'),

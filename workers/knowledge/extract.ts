@@ -3,8 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { convert } from 'html-to-text';
 import { IngestionError } from './ingestion-error.js';
-import { zipEntries } from './zip-directory.js';
-import type { ThreadInput, ThreadOutput } from './extract-thread.js';
+import type { ThreadAnswer, ThreadJob } from './extract-thread.js';
 
 /** Text of a document: a page per PDF page (1-based); one page `null` for formats without pages. */
 export interface ExtractedPage {
@@ -19,7 +18,7 @@ export interface ExtractLimits {
   timeoutMs: number;
   /** Most characters of text one document may hold. */
   maxTextChars: number;
-  /** Most bytes a DOCX's contents may declare when inflated. */
+  /** Most bytes a DOCX may inflate to in all, and any one buffer a PDF stream may inflate into. */
   maxUncompressedBytes: number;
 }
 
@@ -27,22 +26,17 @@ export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxPages: 2000, timeoutMs
 
 export const PDF = 'application/pdf';
 export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
-/** The reading thread's heap: a parser fed a lying zip or a hostile PDF runs out of it, not the worker. */
-const THREAD_HEAP_MB = 256;
+const TEXT_TYPES = ['text/plain', 'text/markdown', 'text/html'];
 
 /** Uploaded bytes → text, by content type (the web chose it from the file name; the bytes are checked here). */
 export async function extractDocument(bytes: Buffer, contentType: string, limits: ExtractLimits = DEFAULT_EXTRACT_LIMITS): Promise<ExtractedPage[]> {
+  if (TEXT_TYPES.includes(contentType)) return [{ page: null, text: extractText(bytes, contentType) }];
   if (contentType === PDF) {
+    // Where pdf.js looks for the header too: some producers put a few bytes before it.
     if (!bytes.subarray(0, 1024).includes('%PDF-')) throw new IngestionError('The file is not a PDF (it does not start with %PDF-)');
-    const claimed = claimedPages(bytes);
-    if (claimed > limits.maxPages) throw new IngestionError(`The PDF has ${claimed} pages; at most ${limits.maxPages} are accepted`);
-    return inThread(bytes, contentType, limits);
+    return inThread(bytes, 'PDF', contentType, limits);
   }
-  if (contentType === DOCX) {
-    checkDocx(bytes, limits);
-    return inThread(bytes, contentType, limits);
-  }
-  if (['text/plain', 'text/markdown', 'text/html'].includes(contentType)) return [{ page: null, text: extractText(bytes, contentType) }];
+  if (contentType === DOCX) return inThread(bytes, 'DOCX', contentType, limits);
   throw new IngestionError(`Documents of type ${contentType} cannot be read`);
 }
 
@@ -58,57 +52,97 @@ export function extractText(source: Buffer, contentType: string): string {
   return contentType === 'text/html' ? convert(text, { wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] }) : text;
 }
 
+// ---- the reading threads ----
+
+/** The reading thread's heap: a parser fed a lying zip or a hostile PDF runs out of it, not the worker. */
+const THREAD_HEAP_MB = 256;
+/** Threads kept warm between documents (one per concurrent ingestion): starting one and loading pdf.js costs ~250 ms. */
+const SPARE_THREADS = 2;
+const SPARE_IDLE_MS = 30_000;
+/** A thread is replaced after this many documents, so nothing one leaves behind accumulates for long. */
+const DOCUMENTS_PER_THREAD = 50;
+
+interface Reader {
+  thread: Worker;
+  documents: number;
+  idle?: NodeJS.Timeout;
+}
+const spare: Reader[] = [];
+let entry: URL | undefined;
+
 /**
- * The largest page count the PDF's page trees state in plain sight. pdf.js checks a count against
- * the pages really there, so a false claim cannot make it loop; this answers a big one (true or
- * not) at once, by name, without a thread. Counts inside compressed object streams are left to pdf.js.
+ * The compiled thread beside this file. Under vitest this file is the TypeScript source, which a
+ * thread cannot load, so it is the build's copy in dist/ (npm test builds first).
  */
-function claimedPages(bytes: Buffer): number {
-  let most = 0;
-  for (const match of bytes.toString('latin1').matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d{1,12})|\/Count\s+(\d{1,12})[^>]*?\/Type\s*\/Pages\b/g)) {
-    most = Math.max(most, Number(match[1] ?? match[2]));
-  }
-  return most;
-}
-
-function checkDocx(bytes: Buffer, limits: ExtractLimits): void {
-  const entries = zipEntries(bytes);
-  if (!entries || !entries.some((e) => e.name === 'word/document.xml')) throw new IngestionError('The DOCX file is not a valid Word document');
-  const declared = entries.reduce((sum, e) => sum + e.uncompressedBytes, 0);
-  if (declared > limits.maxUncompressedBytes) {
-    throw new IngestionError(`The DOCX expands to more than ${Math.round(limits.maxUncompressedBytes / 1024 / 1024)} MB; refused as a possible zip bomb`);
-  }
-}
-
-/** The compiled thread next to this file; under vitest (TypeScript sources) the build's copy in dist/. */
 function threadEntry(): URL {
+  if (entry) return entry;
   const here = new URL(import.meta.url);
-  if (!here.pathname.endsWith('.ts')) return new URL('./extract-thread.js', here);
+  if (!here.pathname.endsWith('.ts')) return (entry = new URL('./extract-thread.js', here));
   const built = new URL('../../dist/workers/knowledge/extract-thread.js', here);
-  if (!existsSync(fileURLToPath(built))) throw new Error('dist/workers/knowledge/extract-thread.js is missing: run npm run build');
-  return built;
+  if (!existsSync(fileURLToPath(built))) throw new Error(`${fileURLToPath(built)} is missing: run npm run build`);
+  return (entry = built);
+}
+
+function takeReader(): Reader {
+  const reader = spare.pop();
+  if (reader) {
+    clearTimeout(reader.idle);
+    reader.thread.ref();
+    return reader;
+  }
+  const thread = new Worker(threadEntry(), { resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: 32 } });
+  const created: Reader = { thread, documents: 0 };
+  // Jobs listen for themselves; these keep a spare thread that dies from taking the process with it.
+  thread.on('error', () => undefined).on('exit', () => retire(created));
+  return created;
+}
+
+function retire(reader: Reader): void {
+  clearTimeout(reader.idle);
+  const at = spare.indexOf(reader);
+  if (at >= 0) spare.splice(at, 1);
+  void reader.thread.terminate();
+}
+
+/** Keeps a thread that read a document well for the next one (a thread that met trouble is never reused). */
+function giveBack(reader: Reader): void {
+  if (spare.length >= SPARE_THREADS || ++reader.documents >= DOCUMENTS_PER_THREAD) return retire(reader);
+  reader.thread.unref();
+  reader.idle = setTimeout(() => retire(reader), SPARE_IDLE_MS).unref();
+  spare.push(reader);
+}
+
+const duration = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);
+
+function crashReason(kind: string, err: Error & { code?: string }): string {
+  if (err.code === 'ERR_WORKER_OUT_OF_MEMORY' || /memory|Invalid string length|Array buffer allocation/i.test(err.message)) {
+    return `The ${kind} needs more memory to read than a document may use (${THREAD_HEAP_MB} MB); refused as a possible ${kind === 'DOCX' ? 'zip' : 'decompression'} bomb`;
+  }
+  return `The ${kind} could not be read: ${err.message}`;
 }
 
 /** Reads a PDF or DOCX in a thread bounded in memory and time; its crash, exhaustion or timeout fails the document. */
-function inThread(bytes: Buffer, contentType: string, limits: ExtractLimits): Promise<ExtractedPage[]> {
-  const input: ThreadInput = { bytes: new Uint8Array(bytes), contentType, limits };
-  const kind = contentType === PDF ? 'PDF' : 'DOCX';
+function inThread(bytes: Buffer, kind: 'PDF' | 'DOCX', contentType: string, limits: ExtractLimits): Promise<ExtractedPage[]> {
+  const reader = takeReader();
+  const { thread } = reader;
   return new Promise((resolve, reject) => {
-    const thread = new Worker(threadEntry(), { workerData: input, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: 32 }, stdout: true, stderr: true });
-    let settled = false;
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
+    const finish = (keep: boolean, outcome: () => void) => {
       clearTimeout(timer);
-      void thread.terminate();
+      thread.off('message', onAnswer).off('error', onError).off('exit', onExit);
+      if (keep) giveBack(reader);
+      else retire(reader);
       outcome();
     };
-    const timer = setTimeout(() => finish(() => reject(new IngestionError(`Reading the ${kind} took longer than ${Math.round(limits.timeoutMs / 1000)} s`))), limits.timeoutMs);
-    thread.once('message', (output: ThreadOutput) => finish(() => ('refusal' in output ? reject(new IngestionError(output.refusal)) : resolve(output.pages))));
-    thread.once('error', (err: Error & { code?: string }) => {
-      const memory = err.code === 'ERR_WORKER_OUT_OF_MEMORY' || /memory|Invalid string length/i.test(err.message);
-      finish(() => reject(new IngestionError(memory ? `The ${kind} needs more memory to read than a document may use (${THREAD_HEAP_MB} MB); refused as a possible zip bomb` : `The ${kind} could not be read: ${err.message}`)));
-    });
-    thread.once('exit', (code) => finish(() => reject(new IngestionError(`The ${kind} could not be read (the reader stopped with code ${code})`))));
+    const refuse = (reason: string) => finish(false, () => reject(new IngestionError(reason)));
+    const onAnswer = (answer: ThreadAnswer) => {
+      if ('pages' in answer) finish(true, () => resolve(answer.pages));
+      else refuse('refusal' in answer ? answer.refusal : `The ${kind} could not be read: ${answer.crash}`);
+    };
+    const onError = (err: Error) => refuse(crashReason(kind, err));
+    const onExit = (code: number) => refuse(`The ${kind} could not be read (the reader stopped with code ${code})`);
+    const timer = setTimeout(() => refuse(`Reading the ${kind} took longer than ${duration(limits.timeoutMs)}`), limits.timeoutMs);
+    thread.on('message', onAnswer).on('error', onError).on('exit', onExit);
+    const copy = new Uint8Array(bytes); // its own buffer, handed over to the thread
+    thread.postMessage({ bytes: copy, contentType, limits } satisfies ThreadJob, [copy.buffer as ArrayBuffer]);
   });
 }
