@@ -100,7 +100,6 @@ describe('hostile and broken documents', () => {
     const [message, growthMb] = await refusalAndGrowth(await build(), type);
     if (typeof reason === 'string') expect(message).toBe(reason);
     else expect(message).toMatch(reason);
-    console.log(growthMb);
     expect(growthMb).toBeLessThan(600); // unbounded, the bombs here take gigabytes
     await expectHealthy();
   });
