@@ -9,6 +9,7 @@ import { LocalModel } from '../workers/models/local.js';
 import { createDatabase } from './support/database.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { stream } from './support/sse.js';
+import { record, sequentialScans, type Recorded } from './support/plans.js';
 
 /**
  * Cost must not grow with data a request does not touch: with every table large, each statement
@@ -16,15 +17,6 @@ import { stream } from './support/sse.js';
  * without a sequential scan of any table.
  */
 const SEEDED = { users: 5_000, conversationsPerUser: 4, messagesPerConversation: 10 };
-
-interface Recorded {
-  sql: string;
-  bindings: unknown[];
-}
-
-function record(knex: Knex, into: Recorded[]) {
-  knex.on('query', (q: { sql: string; bindings?: unknown[] }) => into.push({ sql: q.sql, bindings: q.bindings ?? [] }));
-}
 
 /** Other users' data: every table the paths touch gets many rows, so the planner's choices are the ones at scale. */
 async function seed(knex: Knex) {
@@ -51,17 +43,6 @@ async function seed(knex: Knex) {
     [messagesPerConversation],
   );
   await knex.raw('analyze');
-}
-
-/** Every table a plan reads with a sequential scan. */
-function seqScans(plan: unknown, found: string[] = []): string[] {
-  if (Array.isArray(plan)) for (const item of plan) seqScans(item, found);
-  else if (plan && typeof plan === 'object') {
-    const node = plan as Record<string, unknown>;
-    if (node['Node Type'] === 'Seq Scan') found.push(String(node['Relation Name']));
-    for (const value of Object.values(node)) if (value && typeof value === 'object') seqScans(value, found);
-  }
-  return found;
 }
 
 let database: Awaited<ReturnType<typeof createDatabase>>;
@@ -123,19 +104,7 @@ describe('constant cost as data grows', () => {
 
     const statements = new Map(recorded.filter((q) => !/^(begin|commit|rollback|select 1)/i.test(q.sql.trim())).map((q) => [q.sql, q]));
     expect(statements.size).toBeGreaterThan(10);
-    const scanned: { sql: string; tables: string[] }[] = [];
-    const connection = await knex.client.acquireConnection();
-    try {
-      for (const { sql, bindings } of statements.values()) {
-        // The query event carries some statements with ? placeholders and some already numbered ($1).
-        const native = /\$\d/.test(sql) ? { sql, bindings } : knex.raw(sql, bindings as Knex.RawBinding[]).toSQL().toNative();
-        const { rows } = await connection.query(`explain (format json) ${native.sql}`, native.bindings);
-        const tables = seqScans(rows[0]['QUERY PLAN']);
-        if (tables.length > 0) scanned.push({ sql, tables });
-      }
-    } finally {
-      await knex.client.releaseConnection(connection);
-    }
+    const scanned = await sequentialScans(knex, statements.values());
     expect(scanned).toEqual([]);
   }, 60_000);
 });
