@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { backoffMs, GatewayCallError, httpFailure, judge } from '../shared/gateway-policy.js';
+import { GatewayCallError, httpFailure, retryDecision } from '../shared/gateway-policy.js';
 
 /** How knowledge calls reach the gateway: its address and key, and the retry policy of DESIGN §6. */
 export interface GatewayClientOptions {
@@ -65,11 +65,9 @@ export async function postWithRetries(options: GatewayClientOptions, call: Gatew
     } catch (err) {
       signal?.throwIfAborted();
       if (!(err instanceof GatewayCallError)) throw err;
-      const verdict = judge(err, model);
-      if (!verdict.transient || retry >= options.maxRetries) throw new Failure(verdict.code, verdict.message, verdict.transient);
-      const delay = err.details.retryAfterMs ?? backoffMs(retry, options.retryBaseMs);
-      if (delay > options.retryMaxDelayMs) throw new Failure(verdict.code, `${verdict.message} (asked to retry after ${Math.round(delay)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)`, true);
-      await sleep(delay, undefined, signal ? { signal } : undefined);
+      const { verdict, delayMs } = retryDecision(err, model, retry, options);
+      if (delayMs === undefined) throw new Failure(verdict.code, verdict.message, verdict.transient);
+      await sleep(delayMs, undefined, signal ? { signal } : undefined);
     }
   }
 }

@@ -79,6 +79,26 @@ export function backoffMs(retry: number, baseMs: number, random: () => number = 
   return ceiling / 2 + random() * (ceiling / 2);
 }
 
+export interface RetryPolicy {
+  maxRetries: number;
+  retryBaseMs: number;
+  /** The longest single wait; a gateway asking for more is not retried. */
+  retryMaxDelayMs: number;
+}
+
+/**
+ * After attempt `retry` (0 = the first) failed: how long to wait before the next one (Retry-After
+ * first, else backoff), or `giveUp` with the verdict the call ends on. Every gateway client
+ * (chat and the knowledge models) decides here.
+ */
+export function retryDecision(failure: GatewayCallError, model: string, retry: number, policy: RetryPolicy, random: () => number = Math.random): { verdict: Verdict; delayMs?: number } {
+  const verdict = judge(failure, model);
+  if (!verdict.transient || retry >= policy.maxRetries) return { verdict };
+  const delayMs = failure.details.retryAfterMs ?? backoffMs(retry, policy.retryBaseMs, random);
+  if (delayMs > policy.retryMaxDelayMs) return { verdict: { ...verdict, message: `${verdict.message} (asked to retry after ${Math.round(delayMs)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)` } };
+  return { verdict, delayMs };
+}
+
 const codeOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** An error response of any format: `{error: {code, message}}` when the body says so. */

@@ -5,7 +5,7 @@ import type { Metrics } from '../../../src/metrics/registry.js';
 import type { ApiFormat } from '../../../src/shared/model-settings.js';
 import { RunFailure } from '../../run-control.js';
 import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
-import { backoffMs, GatewayCallError, judge, type Verdict } from '../../../src/shared/gateway-policy.js';
+import { GatewayCallError, judge, retryDecision, type Verdict } from '../../../src/shared/gateway-policy.js';
 import { GatewayTransport, toCallError, type FormatClient } from './transport.js';
 import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';
@@ -85,7 +85,6 @@ export class GatewayModel implements ModelProvider {
   }
 
   private async withRetries(model: string, request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
-    const { maxRetries, retryBaseMs, retryMaxDelayMs } = this.config;
     for (let retry = 0; ; retry++) {
       const watched = watchedSink(sink);
       try {
@@ -96,10 +95,9 @@ export class GatewayModel implements ModelProvider {
         request.signal.throwIfAborted();
         const failure = toCallError(err, this.transport);
         if (!(failure instanceof GatewayCallError)) throw failure;
-        const verdict = judge(failure, model);
-        if (!verdict.transient || watched.state.emitted || retry >= maxRetries) throw new GaveUp(verdict);
-        const delay = failure.details.retryAfterMs ?? backoffMs(retry, retryBaseMs, this.random);
-        if (delay > retryMaxDelayMs) throw new GaveUp({ ...verdict, message: `${verdict.message} (asked to retry after ${Math.round(delay)} ms, beyond GATEWAY_RETRY_MAX_DELAY_MS)` });
+        // Once the client has seen output, another attempt would repeat it.
+        const { verdict, delayMs: delay } = watched.state.emitted ? { verdict: judge(failure, model) } : retryDecision(failure, model, retry, this.config, this.random);
+        if (delay === undefined) throw new GaveUp(verdict);
         (request.log ?? this.logger).warn({ model, code: verdict.code, retry: retry + 1, delay_ms: Math.round(delay) }, 'gateway call failed; retrying');
         this.metrics.gatewayRetries.inc({ reason: verdict.code });
         await sleep(delay, undefined, { signal: request.signal });
