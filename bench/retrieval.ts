@@ -190,7 +190,7 @@ async function pdfPart(knex: Knex, gateway: TestGateway) {
   const documentId = crypto.randomUUID();
   await knex('kb_documents').insert({ id: documentId, knowledge_base_id: kb.id, name: 'book.pdf', content_type: 'application/pdf', size_bytes: pdf.length, content_hash: documentId, source: pdf });
   const elapsed = timer();
-  const outcome = await ingestDocument({ knex, models, vectors, limits: DEFAULT_EXTRACT_LIMITS }, documentId);
+  const { outcome } = await ingestDocument({ knex, models, vectors, limits: DEFAULT_EXTRACT_LIMITS }, documentId);
   const ms = elapsed();
   const { chunk_count: chunks } = await knex('kb_documents').select('chunk_count').where({ id: documentId }).first();
   console.log(`\n200-page PDF (${round(pdf.length / 1024, 0)} KiB) through ${MODEL} on a local gateway answering at once: ${outcome}`);

@@ -90,7 +90,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('stalled', (jobId) => logger.warn({ job_id: jobId }, 'run job stalled; it will resume on a worker'));
   await worker.waitUntilReady();
-  const ingestion = await startIngestionWorker(config, knex, keys.bullPrefix(INGEST_QUEUE), logger);
+  const ingestion = await startIngestionWorker(config, knex, services.knowledge, keys.bullPrefix(INGEST_QUEUE), logger);
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);

@@ -2,7 +2,6 @@ import type { GatewayConfig } from '../config.js';
 import { ValidationError } from '../shared/errors.js';
 import { GatewayEmbedder, LocalEmbedder, type Embedder, type GatewayClientOptions } from './embedders.js';
 import { GatewayReranker } from './reranker.js';
-import { EMBEDDING_DIMENSIONS } from './embedding.js';
 
 export const LOCAL_EMBEDDING_MODEL = 'local';
 
@@ -54,9 +53,8 @@ export class KnowledgeModels {
     return reranker;
   }
 
-  /** The vector length `model` produces (asking the gateway once for a gateway model). */
+  /** The vector length a gateway `model` produces (asked once per model and requested dimension). */
   async dimensionsOf(model: string, requested?: number): Promise<number> {
-    if (model === LOCAL_EMBEDDING_MODEL) return EMBEDDING_DIMENSIONS;
     const embedder = this.embedder(model, requested) as GatewayEmbedder;
     return embedder.dimensions();
   }

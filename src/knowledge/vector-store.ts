@@ -94,12 +94,16 @@ export class VectorStore {
     });
   }
 
-  /** Stores one vector per chunk in the generation. */
+  /**
+   * Stores one vector per chunk in the generation; a chunk that has one already, or that was
+   * deleted meanwhile (a re-embedding outside ingestion's transaction), is skipped.
+   */
   async insert(trx: Knex | Knex.Transaction, set: Omit<VectorSet, 'dimensions'>, chunkIds: string[], vectors: number[][]): Promise<void> {
     if (chunkIds.length === 0) return;
     await trx.raw(
       `insert into kb_vectors (knowledge_base_id, generation, chunk_id, embedding)
        select ?, ?, t.chunk_id, t.embedding::real[] from unnest(?::bigint[], ?::text[]) as t(chunk_id, embedding)
+       where exists (select 1 from kb_chunks c where c.id = t.chunk_id)
        on conflict do nothing`,
       [set.knowledgeBaseId, set.generation, chunkIds, vectors.map(vectorLiteral)],
     );

@@ -1,5 +1,5 @@
 import type { Citation } from '../../src/shared/events.js';
-import type { ChatMessage } from '../models/types.js';
+import { currentTurn, type ChatMessage } from '../models/types.js';
 
 export const KNOWLEDGE_TOOL = 'knowledge_base_retrieve';
 /** Sources cited when the answer names none explicitly and quotes none. */
@@ -17,15 +17,6 @@ const isRecord = (value: unknown): value is RetrievedRecord => {
   const r = value as RetrievedRecord;
   return typeof r === 'object' && r !== null && typeof r.chunk_id === 'string' && typeof r.document_id === 'string' && typeof r.content === 'string';
 };
-
-/** The messages of the current turn: from the last non-injected user message on. */
-function currentTurn(messages: ChatMessage[]): ChatMessage[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === 'user' && !m.injected) return messages.slice(i);
-  }
-  return messages;
-}
 
 /** Every passage the knowledge tool returned in this turn, in the order the model saw them (1-based as cited). */
 export function retrievedInTurn(messages: ChatMessage[]): RetrievedRecord[] {

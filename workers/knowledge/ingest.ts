@@ -3,7 +3,7 @@ import type { ChunkStrategy } from '../../src/db/knowledge-models.js';
 import { refreshKnowledgeBase } from '../../src/knowledge/refresh.js';
 import { lockGenerations } from '../../src/knowledge/reembedding.js';
 import type { KnowledgeModels } from '../../src/knowledge/models.js';
-import type { VectorStore } from '../../src/knowledge/vector-store.js';
+import type { VectorSet, VectorStore } from '../../src/knowledge/vector-store.js';
 import { EmbeddingError } from '../../src/knowledge/embedders.js';
 import { IngestionError } from './ingestion-error.js';
 import { chunkText } from './chunking.js';
@@ -42,35 +42,40 @@ interface Target {
   dimensions: number;
 }
 
+/** How an ingestion ended; a ready document names the vectors it joined (their index may now be due). */
+export type IngestOutcome = { outcome: 'ready'; vectors: VectorSet } | { outcome: 'failed' | 'gone' };
+
 /**
  * Parse → chunk (page by page, so each chunk keeps its page) → embed → store one document,
  * replacing any chunks an earlier attempt left, and keep the knowledge base's counts exact. A
  * document that cannot be read, or whose embedding model refuses it, ends `failed` with the
  * reason; the knowledge base stays usable.
  */
-export async function ingestDocument(deps: IngestionDeps, documentId: string): Promise<'ready' | 'failed' | 'gone'> {
+export async function ingestDocument(deps: IngestionDeps, documentId: string): Promise<IngestOutcome> {
   const { knex } = deps;
   const doc: DocumentToIngest | undefined = await knex('kb_documents as d')
     .join('knowledge_bases as kb', 'kb.id', 'd.knowledge_base_id')
     .select('d.id', 'd.knowledge_base_id', 'd.content_type', 'd.source', 'kb.chunk_strategy', 'kb.chunk_size', 'kb.chunk_overlap')
     .where('d.id', documentId)
     .first();
-  if (!doc) return 'gone';
+  if (!doc) return { outcome: 'gone' };
   try {
     const chunks = await chunksOf(doc, deps.limits);
     for (let attempt = 1; ; attempt++) {
       const target = await activeTarget(knex, doc.knowledge_base_id);
-      if (!target) return 'gone';
+      if (!target) return { outcome: 'gone' };
       const vectors = await deps.models.embedder(target.model, target.model === 'local' ? undefined : target.dimensions).embed(chunks.map((c) => c.content));
       assertDimensions(vectors, target);
-      if (await store(deps, doc, chunks, vectors, target)) return 'ready';
+      if (await store(deps, doc, chunks, vectors, target)) {
+        return { outcome: 'ready', vectors: { knowledgeBaseId: doc.knowledge_base_id, generation: target.generation, dimensions: target.dimensions } };
+      }
       if (attempt >= EMBED_ATTEMPTS) throw new Error('the embedding model kept changing while the document was ingested');
     }
   } catch (err) {
     const reason = failureReason(err);
     if (reason === undefined) throw err;
     await markFailed(knex, doc.id, doc.knowledge_base_id, reason);
-    return 'failed';
+    return { outcome: 'failed' };
   }
 }
 

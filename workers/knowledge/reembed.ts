@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { EmbeddingError } from '../../src/knowledge/embedders.js';
 import { abandonGeneration, dropStaleVectors, recordProgress, switchGeneration } from '../../src/knowledge/reembedding.js';
-import { vectorLiteral } from '../../src/knowledge/vector-store.js';
 import type { IngestionDeps } from './ingest.js';
 import { assertDimensions } from './ingest.js';
 
@@ -70,14 +69,8 @@ async function fill(deps: IngestionDeps, pending: PendingGeneration): Promise<bo
     if (rows.length === 0) return true;
     const vectors = await embedder.embed(rows.map((row: { content: string }) => row.content));
     assertDimensions(vectors, pending);
-    // Chunks deleted meanwhile are skipped by the foreign key's absence check below.
-    await knex.raw(
-      `insert into kb_vectors (knowledge_base_id, generation, chunk_id, embedding)
-       select :kb, :generation, t.chunk_id, t.embedding::real[] from unnest(cast(:ids as bigint[]), cast(:vectors as text[])) as t(chunk_id, embedding)
-       where exists (select 1 from kb_chunks c where c.id = t.chunk_id)
-       on conflict do nothing`,
-      { kb: pending.knowledgeBaseId, generation: pending.generation, ids: rows.map((row: { id: string }) => row.id), vectors: vectors.map(vectorLiteral) },
-    );
+    const ids = rows.map((row: { id: string }) => row.id);
+    await deps.vectors.insert(knex, { knowledgeBaseId: pending.knowledgeBaseId, generation: pending.generation }, ids, vectors);
     await recordProgress(knex, pending.knowledgeBaseId, pending.generation);
     if (!(await pendingOf(knex, pending.knowledgeBaseId, pending.generation))) return false;
     after = rows.at(-1).id;

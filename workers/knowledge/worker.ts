@@ -5,7 +5,7 @@ import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { INGEST_QUEUE, IngestJobSchema, ingestJobOptions, type IngestJob } from '../../src/shared/jobs.js';
-import { knowledgeParts } from '../../src/knowledge/assembly.js';
+import type { KnowledgeParts } from '../../src/knowledge/assembly.js';
 import { abandonGeneration, dropStaleVectors } from '../../src/knowledge/reembedding.js';
 import { ingestDocument, markFailed, type IngestionDeps } from './ingest.js';
 import { reembedKnowledgeBase } from './reembed.js';
@@ -14,15 +14,14 @@ import { DEFAULT_EXTRACT_LIMITS } from './extract.js';
 /** Ingestion is CPU-bound (parsing, chunking, local embedding): a couple at a time per worker process. */
 const INGEST_CONCURRENCY = 2;
 
-export function ingestionDeps(config: Config, knex: Knex): IngestionDeps {
-  const { models, vectors } = knowledgeParts(config, knex);
+export function ingestionDeps(config: Config, knex: Knex, { models, vectors }: KnowledgeParts): IngestionDeps {
   const limits = { ...DEFAULT_EXTRACT_LIMITS, maxPages: config.knowledge.maxPages, timeoutMs: config.knowledge.parseTimeoutMs };
   return { knex, models, vectors, limits };
 }
 
 /** The BullMQ worker that ingests knowledge-base documents and re-embeds knowledge bases. */
-export async function startIngestionWorker(config: Config, knex: Knex, bullPrefix: string, logger: Logger): Promise<Worker<IngestJob>> {
-  const deps = ingestionDeps(config, knex);
+export async function startIngestionWorker(config: Config, knex: Knex, knowledge: KnowledgeParts, bullPrefix: string, logger: Logger): Promise<Worker<IngestJob>> {
+  const deps = ingestionDeps(config, knex, knowledge);
   logger.info({ vector_search: await deps.vectors.path() }, 'knowledge vector search path');
   const worker = new Worker<IngestJob>(INGEST_QUEUE, (job) => process(deps, job, logger), {
     connection: createRedis(config.redis, 'patient', 'worker-ingest'),
@@ -50,13 +49,10 @@ async function process(deps: IngestionDeps, job: Job<IngestJob>, logger: Logger)
     logger.info({ knowledge_base_id: knowledgeBaseId, generation, outcome, ms: Date.now() - started }, 'knowledge base re-embedded');
     return;
   }
-  const outcome = await ingestDocument(deps, data.documentId);
-  logger.info({ document_id: data.documentId, outcome, ms: Date.now() - started }, 'document ingested');
-  if (outcome !== 'ready') return;
-  const kb = await deps.knex('kb_documents as d').join('knowledge_bases as kb', 'kb.id', 'd.knowledge_base_id')
-    .select('kb.id', 'kb.vector_generation', 'kb.embedding_dimensions').where('d.id', data.documentId).first();
-  if (kb && (await deps.vectors.ensureIndex({ knowledgeBaseId: kb.id, generation: kb.vector_generation, dimensions: kb.embedding_dimensions }))) {
-    logger.info({ knowledge_base_id: kb.id }, 'semantic index ready');
+  const ingested = await ingestDocument(deps, data.documentId);
+  logger.info({ document_id: data.documentId, outcome: ingested.outcome, ms: Date.now() - started }, 'document ingested');
+  if (ingested.outcome === 'ready' && (await deps.vectors.ensureIndex(ingested.vectors))) {
+    logger.info({ knowledge_base_id: ingested.vectors.knowledgeBaseId }, 'semantic index ready');
   }
 }
 

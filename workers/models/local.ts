@@ -3,7 +3,7 @@ import { findExpression } from '../tools/calculator.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
 import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
-import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type ToolCall } from './types.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type ToolCall, currentTurn } from './types.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -11,15 +11,6 @@ function usageOf(messages: ChatMessage[], output: string): Usage {
   const prompt = messages.reduce((sum, m) => sum + words(m.content), 0);
   const completion = words(output);
   return { prompt_tokens: prompt, completion_tokens: completion, reasoning_tokens: 0, total_tokens: prompt + completion };
-}
-
-/** The messages of the current turn: from the last non-injected user message on. */
-function currentTurn(messages: ChatMessage[]): ChatMessage[] {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === 'user' && !m.injected) return messages.slice(i);
-  }
-  return messages;
 }
 
 const quote = (text: string) => `"${text.replace(/\s+/g, ' ').trim()}"`;

@@ -66,3 +66,12 @@ export interface ModelProvider {
 export const SYNTHESIS_NODE = 'synthesis';
 /** Tool-message name carrying a DAG node's output into the synthesis step. */
 export const NODE_OUTPUT = 'dag_node';
+
+/** The messages of the current turn: from the last non-injected user message on. */
+export function currentTurn(messages: ChatMessage[]): ChatMessage[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !m.injected) return messages.slice(i);
+  }
+  return messages;
+}
