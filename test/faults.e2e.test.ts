@@ -326,7 +326,7 @@ describe('fault tests', () => {
   });
 
   it('7. 200 runs with injects at random moments across 2 web + 2 worker processes: every 200 absorbed, no 409 stored', async () => {
-    const stack = await startStack({ webs: 2, workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '20', RUNS_PER_USER_LIMIT: '1000' } });
+    const stack = await startStack({ webs: 2, workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '120', RUNS_PER_USER_LIMIT: '1000' } });
     try {
       const { key } = await stack.user();
       const answered: { conversationId: string; content: string; status: number; body: string }[] = [];
