@@ -10,6 +10,7 @@ import * as adminAudit from './20261122_009_admin_audit.js';
 import * as webhooks from './20261122_010_webhooks.js';
 import * as toolApproval from './20261122_011_tool_approval.js';
 import * as realKnowledge from './20261125_012_real_knowledge.js';
+import * as files from './20261125_013_files.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -28,6 +29,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122_010_webhooks': webhooks,
   '20261122_011_tool_approval': toolApproval,
   '20261125_012_real_knowledge': realKnowledge,
+  '20261125_013_files': files,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -13,6 +13,7 @@ import { conversationRoutes } from './routes/conversations.js';
 import { agentRoutes } from './routes/agents.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-bases.js';
 import { kbDocumentRoutes } from './routes/kb-documents.js';
+import { fileRoutes } from './routes/files.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { adminUserRoutes } from './routes/admin-users.js';
@@ -36,6 +37,7 @@ export function apiRoutes(services: Services): Route[] {
     ...agentRoutes(services),
     ...knowledgeBaseRoutes(services),
     ...kbDocumentRoutes(services),
+    ...fileRoutes(services),
     ...connectorRoutes(services),
     ...webhookRoutes(services),
     ...adminUserRoutes(services),

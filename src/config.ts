@@ -104,6 +104,11 @@ const EnvSchema = v.object({
   KB_DOCUMENT_MAX_PAGES: v.optional(intFrom(1, 100_000), '2000'),
   KB_PARSE_TIMEOUT_MS: v.optional(intFrom(1000, 3_600_000), '60000'),
   KB_DOCUMENT_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
+  FILE_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(20 * 1024 * 1024)),
+  FILE_QUOTA_BYTES: v.optional(intFrom(1024, Number.MAX_SAFE_INTEGER), String(1024 * 1024 * 1024)),
+  IMAGE_MAX_SIDE: v.optional(intFrom(16, 16_384), '2048'),
+  IMAGE_MAX_PIXELS: v.optional(intFrom(1, 1_000_000_000), '50000000'),
+  IMAGE_CONCURRENCY: v.optional(intFrom(1, 64), '2'),
   TRUST_PROXY_HOPS: v.optional(intFrom(0, 10)),
   DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   WEB_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
@@ -136,6 +141,19 @@ export interface GatewayConfig {
   /** Longest silence allowed before the response starts and between its chunks (not a total: reasoning runs are long). */
   idleTimeoutMs: number;
   families: ModelFamilies;
+}
+
+export interface FilesConfig {
+  /** Largest upload; more → 413. */
+  maxBytes: number;
+  /** A user's files together; more → 413 naming the quota. */
+  quotaBytes: number;
+  /** A model is sent images no larger than this on their longer side (larger ones are downscaled). */
+  imageMaxSide: number;
+  /** Most pixels an image may declare: a decompression bomb is refused before it is decoded. */
+  imageMaxPixels: number;
+  /** Images decoded at once per process; uploads beyond four times this many waiting → 429. */
+  imageConcurrency: number;
 }
 
 export interface Config {
@@ -211,6 +229,8 @@ export interface Config {
     /** How long reading one PDF or DOCX may take in the worker. */
     parseTimeoutMs: number;
   };
+  /** Uploaded files (DESIGN §15): images only. */
+  files: FilesConfig;
   /** How long SIGTERM may take before the process exits anyway (Heroku allows 30 s). */
   shutdownTimeoutMs: number;
   /** Where agentctl's client commands (run, inject) send requests. */
@@ -319,6 +339,13 @@ export function loadConfig(env: Env = process.env): Config {
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    files: {
+      maxBytes: e.FILE_MAX_BYTES,
+      quotaBytes: e.FILE_QUOTA_BYTES,
+      imageMaxSide: e.IMAGE_MAX_SIDE,
+      imageMaxPixels: e.IMAGE_MAX_PIXELS,
+      imageConcurrency: e.IMAGE_CONCURRENCY,
+    },
     kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
     knowledge: {
       annMinChunks: e.KB_ANN_MIN_CHUNKS,

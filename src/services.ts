@@ -31,6 +31,9 @@ import { UserAdminService } from './admin/users.js';
 import { RunReports } from './admin/runs.js';
 import { QueueStats } from './admin/queues.js';
 import { Metrics } from './metrics/registry.js';
+import { FileService } from './files/service.js';
+import { PostgresFileStorage } from './files/storage.js';
+import { ImageProcessor, imageLimits } from './files/images.js';
 
 /** The metric gauges read queue counts this often at most (DESIGN §12). */
 const METRICS_QUEUE_TTL_MS = 5000;
@@ -82,8 +85,9 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { models, keys, lease, audit } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
-  const conversations = new ConversationService(models);
-  const runs = new RunService(models, conversations, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics);
+  const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
+  const conversations = new ConversationService(models, files);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
@@ -100,6 +104,6 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, webhooks, runReports, queueStats, webhookQueue, queues };
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, queueStats, webhookQueue, queues };
 }
 export type Services = ReturnType<typeof buildServices>;

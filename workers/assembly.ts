@@ -26,6 +26,9 @@ import { LocalModel } from './models/local.js';
 import { GatewayModel } from './models/gateway/provider.js';
 import { UnconfiguredGateway } from './models/gateway/unconfigured.js';
 import type { ModelProvider } from './models/types.js';
+import { ModelImages } from '../src/files/model-images.js';
+import { PostgresFileStorage } from '../src/files/storage.js';
+import { ImageProcessor, imageLimits } from '../src/files/images.js';
 
 export interface WorkerClients {
   knex: Knex;
@@ -79,6 +82,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
+    images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),
     connectors: {
       models,
       sealer,

@@ -22,7 +22,8 @@ function nodeCitations(state: DagState): Citation[] {
 /** A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's scope). */
 async function runNode(ctx: RunContext, node: PlanNode, wave: number, outputs: Record<string, string>): Promise<NodeOutcome> {
   const inputs = node.depends_on.map((id): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: id, content: outputs[id] ?? '' }));
-  const messages: ChatMessage[] = [{ role: 'user', content: node.task }, ...inputs];
+  // A node works on the question's images as much as on its text: they come with its task.
+  const messages: ChatMessage[] = [ctx.question(node.task), ...inputs];
   const scope = nodeScope(node.id);
   const grounded = isGrounded(ctx);
   if (grounded && ctx.agent.knowledgeBaseIds.length > 0) {
@@ -114,7 +115,7 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
     await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'started' }, synthesis);
     const messages: ChatMessage[] = [
       ...history,
-      { role: 'user', content: ctx.run.query },
+      ctx.question(),
       ...work.map((n): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: n.id, content: state.outputs[n.id] ?? '' })),
       ...state.injected,
     ];

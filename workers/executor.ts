@@ -17,6 +17,7 @@ import { ToolApprovals } from './approvals.js';
 import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
 import type { ChatMessage } from './models/types.js';
 import type { ModelProvider } from './models/types.js';
+import type { ModelImages } from '../src/files/model-images.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
 
@@ -60,6 +61,8 @@ export interface ExecutorDeps extends ToolServices {
   limits: RunLimits;
   /** What connector tools share across the worker's runs. */
   connectors: ConnectorRuntime;
+  /** The bytes of the images runs show their models. */
+  images: ModelImages;
 }
 
 /**
@@ -115,6 +118,8 @@ export class RunExecutor {
       approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
+      images: loaded.attachments,
+      imageSource: this.deps.images.forRun(run.user_id),
     });
     const deadline = this.watchDuration(ctx, cancel);
     const heartbeat = setInterval(() => {

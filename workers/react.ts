@@ -13,7 +13,7 @@ import { citationsFor } from './knowledge/citations.js';
  * Tool calls that wait for a person's approval are checkpointed as pending, and run on resume.
  */
 export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?: ReactState): Promise<LoopOutcome> {
-  const state: ReactState = resumed ?? { kind: 'react', iteration: 1, messages: [...history, { role: 'user', content: ctx.run.query }] };
+  const state: ReactState = resumed ?? { kind: 'react', iteration: 1, messages: [...history, ctx.question()] };
   const next = (): ReactState => ({ kind: 'react', iteration: state.iteration + 1, messages: state.messages });
   const runCalls = async (calls: ToolCall[]) => {
     try {

@@ -15,6 +15,8 @@ import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { MAIN_SCOPE, type RunEvents } from './run-events.js';
 import type { ToolApprovals } from './approvals.js';
+import type { Attachment } from '../src/files/attachments.js';
+import type { ImageSource } from '../src/files/model-images.js';
 
 export { END_SCOPE, MAIN_SCOPE, nodeScope } from './run-events.js';
 
@@ -60,6 +62,9 @@ export interface RunParts {
   /** Settles once this attempt's claim is written (rejects with Superseded when it lost). */
   claimed: Promise<void>;
   resumeFrom?: Checkpoint;
+  /** The images sent with the question (DESIGN §15), and where model calls read their bytes. */
+  images: Attachment[];
+  imageSource: ImageSource;
 }
 
 /**
@@ -81,6 +86,12 @@ export class RunContext {
     this.taken = parts.taken;
     this.usage = { ...(parts.resumeFrom?.usage ?? emptyUsage()) };
     this.absorbed = new Set(parts.resumeFrom?.absorbed ?? []);
+  }
+
+  /** The run's question as the model reads it: its text and the images sent with it. */
+  question(content = this.run.query): ChatMessage {
+    const { images } = this.parts;
+    return images.length > 0 ? { role: 'user', content, images } : { role: 'user', content };
   }
 
   /** An event outside the numbering (`status: resumed`). */
@@ -130,14 +141,16 @@ export class RunContext {
       tools = tools.filter((tool) => tool.name !== KNOWLEDGE_TOOL);
       messages = withGroundingInstruction(messages);
     }
-    const result = await this.timedModelCall(() => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger }, this.sink(iteration, options)));
+    const { imageSource } = this.parts;
+    const result = await this.timedModelCall(() => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger, imageSource }, this.sink(iteration, options)));
     this.addUsage(result.usage);
     return requireVisible(result, model, settings.maxTokens);
   }
 
   async plan(): Promise<PlanNode[]> {
     const { model, settings } = this.agent;
-    const { nodes, usage } = await this.timedModelCall(() => this.parts.model.plan({ model, settings, query: this.run.query, signal: this.signal, log: this.parts.services.logger }));
+    const { images, imageSource } = this.parts;
+    const { nodes, usage } = await this.timedModelCall(() => this.parts.model.plan({ model, settings, query: this.run.query, images, imageSource, signal: this.signal, log: this.parts.services.logger }));
     this.addUsage(usage);
     return nodes;
   }

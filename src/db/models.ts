@@ -3,6 +3,8 @@ import { Model, type Pojo } from 'objection';
 import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
+import { StoredFile } from './file-models.js';
+import type { Attachment, AttachmentView } from '../files/attachments.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
@@ -205,9 +207,12 @@ export class Message extends Model {
   content!: string;
   injected!: boolean;
   citations!: Citation[] | null;
+  /** The images the message was sent with, as they were then (DESIGN §15). */
+  attachments!: Attachment[] | null;
   created_at!: Date;
 
-  toPublic() {
+  /** `attachments`: this message's, as history shows them now (a deleted file by its name). */
+  toPublic(attachments: AttachmentView[] = []) {
     return {
       id: this.id,
       run_id: this.run_id,
@@ -215,6 +220,7 @@ export class Message extends Model {
       content: this.content,
       injected: this.injected,
       citations: this.citations ?? [],
+      attachments,
       created_at: this.created_at.toISOString(),
     };
   }
@@ -235,6 +241,7 @@ export function bindModels(knex: Knex) {
     Connector: Connector.bindKnex(knex),
     WebhookEndpoint: WebhookEndpoint.bindKnex(knex),
     WebhookDelivery: WebhookDelivery.bindKnex(knex),
+    File: StoredFile.bindKnex(knex),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

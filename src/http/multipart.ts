@@ -11,12 +11,24 @@ export interface UploadedFile {
 
 const invalid = (msg: string, type = 'value_error') => new ValidationError([{ loc: ['body', 'file'], msg, type, input: null }]);
 
+export interface SingleFileOptions {
+  /** The part the file must come in; any part name when absent. */
+  field?: string;
+  /** What the file is, for the 413 message. */
+  noun?: string;
+}
+
+/** File parts a body may carry before it is refused outright (one is read; a second is an error). */
+const MAX_FILE_PARTS = 10;
+
 /** Reads a multipart/form-data body with exactly one file, refusing it past `maxBytes` (413). */
-export function readSingleFile(ctx: Context, maxBytes: number): Promise<UploadedFile> {
+export function readSingleFile(ctx: Context, maxBytes: number, { field, noun = 'file' }: SingleFileOptions = {}): Promise<UploadedFile> {
+  const part = field ? `a "${field}" part` : 'a file part';
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, fieldSize: 4096 } });
+      // Names arrive as UTF-8 (what browsers and fetch send), not busboy's latin1 default.
+      parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: MAX_FILE_PARTS, fileSize: maxBytes, fields: 10, fieldSize: 4096 } });
     } catch (err) {
       return reject(invalid(`Value error, ${(err as Error).message}`));
     }
@@ -27,8 +39,14 @@ export function readSingleFile(ctx: Context, maxBytes: number): Promise<Uploaded
     parser.on('field', (name, value) => (fields[name] = value));
     // busboy skips files past `limits.files` and says so here: the contract is one file, so that is refused.
     parser.on('filesLimit', () => (extraFile = true));
-    parser.on('file', (_name, stream, info) => {
-      if (file) return stream.resume();
+    parser.on('file', (name, stream, info) => {
+      // A body that ends inside a part fails that part's stream too; the parser's own error reports it.
+      stream.on('error', () => {});
+      if (field !== undefined && name !== field) return stream.resume();
+      if (file) {
+        extraFile = true;
+        return stream.resume();
+      }
       const current = { filename: info.filename ?? '', chunks: [] as Buffer[], truncated: false };
       file = current;
       stream.on('data', (chunk: Buffer) => current.chunks.push(chunk));
@@ -42,9 +60,9 @@ export function readSingleFile(ctx: Context, maxBytes: number): Promise<Uploaded
     });
     parser.on('close', () => {
       if (failure) return;
-      if (!file) return reject(invalid('Field required: a file part', 'missing'));
+      if (!file) return reject(invalid(`Field required: ${part}`, 'missing'));
       if (extraFile) return reject(invalid('Value error, exactly one file may be uploaded per request', 'too_many_files'));
-      if (file.truncated) return reject(new PayloadTooLargeError(`The document exceeds ${maxBytes} bytes`));
+      if (file.truncated) return reject(new PayloadTooLargeError(`The ${noun} exceeds ${maxBytes} bytes`));
       resolve({ filename: file.filename, bytes: Buffer.concat(file.chunks), fields });
     });
     ctx.req.pipe(parser);

@@ -157,6 +157,22 @@ export const runStreamHeaders = { 'X-Run-Id': 'The run being streamed', 'X-Conve
 // Conversations and agents
 
 export const ConversationRecord = v.strictObject({ id: uuid, agent_id: v.nullable(uuid), title: v.string(), created_at: instant, updated_at: instant });
+const imageType = v.picklist(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+const fileFacts = {
+  id: uuid,
+  filename: v.string(),
+  content_type: described(imageType, 'Read from the bytes, not from the upload'),
+  size_bytes: count,
+  width: described(count, 'Pixels, as the image is shown (EXIF orientation applied)'),
+  height: count,
+};
+/** DESIGN §15: an uploaded image. */
+export const FileRecord = v.strictObject({ ...fileFacts, sha256: described(v.string(), 'Hex SHA-256 of the bytes'), created_at: instant });
+const AttachmentRecord = v.union([
+  v.strictObject({ ...fileFacts, deleted: v.literal(false) }),
+  described(v.strictObject({ id: uuid, filename: v.string(), deleted: v.literal(true) }), 'A file deleted since: its name stays in history'),
+]);
+
 export const MessageRecord = v.strictObject({
   id: uuid,
   run_id: v.nullable(uuid),
@@ -167,6 +183,7 @@ export const MessageRecord = v.strictObject({
     v.array(v.strictObject({ chunk_id: v.string(), document_id: uuid, document_name: v.string(), page: v.nullable(v.number()) })),
     'The knowledge-base passages an answer used; empty for user messages and answers without sources',
   ),
+  attachments: described(v.array(AttachmentRecord), 'The images the message was sent with (image_ids)'),
   created_at: instant,
 });
 export const AgentRecord = v.strictObject({
@@ -306,6 +323,7 @@ export const namedRecords: Record<string, v.GenericSchema> = {
   RunEvent,
   Conversation: ConversationRecord,
   Message: MessageRecord,
+  File: FileRecord,
   Agent: AgentRecord,
   KnowledgeBase: KnowledgeBaseRecord,
   Document: DocumentRecord,

@@ -88,8 +88,8 @@ function parameters(schema: Schema | undefined, location: 'path' | 'query' | 'he
 }
 
 function requestBody(route: Route): Json | undefined {
-  if (!route.body) return undefined;
-  const content: Json = { 'application/json': { schema: jsonSchema(route.body, requestConfig) } };
+  if (!route.body && !route.upload) return undefined;
+  const content: Json = route.body ? { 'application/json': { schema: jsonSchema(route.body, requestConfig) } } : {};
   if (route.upload) {
     content['multipart/form-data'] = {
       schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' }, name: { type: 'string' } } },

@@ -78,7 +78,7 @@ export interface RouteSpec<A extends Access, P, Q, H, B> {
   streams?: boolean;
   /** The handler reads the request body itself (multipart uploads); `body` then describes its JSON form only. */
   readsBody?: boolean;
-  /** The handler also takes a multipart/form-data upload of one file (`file`, optional `name`). */
+  /** The handler takes a multipart/form-data upload of one file (`file`, optional `name`), beside the JSON `body` if one is declared. */
   upload?: boolean;
   /** Its success answers (DESIGN §12). */
   responses: Responses;

@@ -3,6 +3,7 @@ import { DOC_MODES } from '../shared/doc-modes.js';
 import type { ParameterizedContext } from 'koa';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { MAX_JSON_DEPTH } from './body.js';
+import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
 
 /** Request validation with valibot, reported in FastAPI's 422 shape (DESIGN §4). */
 
@@ -27,6 +28,40 @@ export const paginationQuery = v.object({
 export type Pagination = v.InferOutput<typeof paginationQuery>;
 
 export const uuidText = v.pipe(v.string(), v.uuid());
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The spec's `image_ids` (DESIGN §15): file ids separated by commas or spaces (a JSON list is
+ * taken too), at most MAX_IMAGES_PER_MESSAGE, each once; every bad one is named.
+ */
+export const imageIds = v.optional(
+  v.nullable(
+    v.pipe(
+      v.union(
+        [v.pipe(v.string(), v.maxLength(4096)), v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(100))],
+        'image_ids should be file ids in a string, separated by commas or spaces (or a list of them)',
+      ),
+      v.transform((value) => (typeof value === 'string' ? value.split(/[\s,]+/) : value.map((id) => id.trim())).filter(Boolean)),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const ids = dataset.value;
+        if (ids.length > MAX_IMAGES_PER_MESSAGE) addIssue({ message: `at most ${MAX_IMAGES_PER_MESSAGE} images may be attached to a message; ${ids.length} were given` });
+        const seen = new Set<string>();
+        const repeated = new Set<string>();
+        for (const id of ids) {
+          const key = id.toLowerCase();
+          if (!UUID.test(id)) addIssue({ message: `${JSON.stringify(id.slice(0, 64))} is not a file id` });
+          else if (seen.has(key) && !repeated.has(key)) {
+            repeated.add(key);
+            addIssue({ message: `${id} is given more than once` });
+          }
+          seen.add(key);
+        }
+      }),
+    ),
+  ),
+);
 
 function valueAt(root: unknown, keys: unknown[]): unknown {
   let node = root;

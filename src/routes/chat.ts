@@ -5,17 +5,17 @@ import { route, type Route } from '../http/route.js';
 import { runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
-import { docMode, uuidText } from '../http/validation.js';
+import { docMode, imageIds, uuidText } from '../http/validation.js';
 
 const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
 
-/** The spec's ChatStreamRequest. user_metadata is kept with the run (and sent in its webhooks); doc_mode is how the run uses knowledge (DESIGN §14); image_ids is accepted and not used yet. */
+/** The spec's ChatStreamRequest. user_metadata is kept with the run (and sent in its webhooks); doc_mode is how the run uses knowledge (DESIGN §14); image_ids are shown to the model (§15). */
 const ChatStreamRequest = v.strictObject({
   q: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
   conversation_id: v.optional(v.nullable(uuidText)),
   agent_id: v.optional(v.nullable(uuidText)),
   token: optionalText(4096),
-  image_ids: optionalText(4096),
+  image_ids: imageIds,
   user_metadata: optionalText(16_384),
   doc_mode: docMode,
 });
@@ -40,7 +40,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, requestId: ctx.state.requestId });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

@@ -14,7 +14,7 @@ const DocumentPath = v.object({ id: uuidText, documentId: uuidText });
 /** A document arrives as JSON `{name, content}` or as a multipart upload (one file; an optional `name` field). */
 async function readUpload(ctx: AppContext, maxBytes: number): Promise<Upload> {
   if (ctx.is('multipart')) {
-    const file = await readSingleFile(ctx, maxBytes);
+    const file = await readSingleFile(ctx, maxBytes, { noun: 'document' });
     const { name } = parseInput(v.object({ name: documentName }), { name: file.fields.name || file.filename || '' }, 'body');
     return { name, bytes: file.bytes };
   }

@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
 import { CancelAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
-import { integerText, uuidText, docMode } from '../http/validation.js';
+import { integerText, uuidText, docMode, imageIds } from '../http/validation.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
 
@@ -36,6 +36,7 @@ const BackgroundRun = v.strictObject({
   agent_id: v.optional(v.nullable(uuidText)),
   user_metadata: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16_384)))),
   doc_mode: docMode,
+  image_ids: imageIds,
 });
 const RunAccepted = v.strictObject({ run_id: uuidText, conversation_id: uuidText, status: v.literal('queued') });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
@@ -58,7 +59,7 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, requestId: ctx.state.requestId });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };

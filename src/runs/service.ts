@@ -11,6 +11,7 @@ import type { RunStore } from '../shared/run-store.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { FileService } from '../files/service.js';
 
 /** When a user at the active-run cap may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
@@ -27,6 +28,8 @@ export interface StartRequest {
   docMode?: DocMode | null;
   /** The request that starts the run: the worker's log lines of the run carry it. */
   requestId?: string;
+  /** The caller's images to show the model with the question (DESIGN §15). */
+  imageIds?: string[];
 }
 
 export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
@@ -36,6 +39,7 @@ export class RunService {
   constructor(
     private readonly models: Models,
     private readonly conversations: ConversationService,
+    private readonly files: Pick<FileService, 'attachable'>,
     private readonly store: RunStore,
     private readonly lease: RunLease,
     private readonly queue: Queue<RunJob>,
@@ -47,9 +51,10 @@ export class RunService {
   async start(request: StartRequest): Promise<Run> {
     const { userId } = request;
     const agentId = request.agentId ?? null;
-    const [agent, existing] = await Promise.all([
+    const [agent, existing, attachments] = await Promise.all([
       agentId ? findOwned(this.models.Agent, userId, agentId, 'Agent') : undefined,
       request.conversationId ? this.conversations.own(userId, request.conversationId) : undefined,
+      this.files.attachable(userId, request.imageIds ?? []),
     ]);
     const ref: RunRef = { id: randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
     const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
@@ -59,7 +64,7 @@ export class RunService {
       throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments });
       await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId }, { ...runJobOptions, jobId: ref.id });
       this.metrics.runsStarted.inc({ mode: request.mode });
       return run;

@@ -5,6 +5,7 @@ import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
 import { runEventPayload } from '../webhooks/outbox.js';
+import type { Attachment } from '../files/attachments.js';
 
 export interface NewRun {
   runId: string;
@@ -15,6 +16,8 @@ export interface NewRun {
   query: string;
   userMetadata: string | null;
   docMode: DocMode | null;
+  /** The images sent with the question. */
+  attachments: Attachment[];
 }
 
 /** An earlier message of the run's conversation, oldest first. */
@@ -25,6 +28,8 @@ export interface LoadedRun {
   agent?: Agent;
   /** Up to `historyLimit` messages before the run's question. */
   history: HistoryMessage[];
+  /** The images sent with the run's question. */
+  attachments: Attachment[];
 }
 
 export interface FailedEnd {
@@ -77,14 +82,14 @@ export class RunStore {
          select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ? from conversation
          returning *
        ), message as (
-         insert into messages (id, conversation_id, run_id, role, content)
-         select ?, run.conversation_id, run.id, 'user', run.query from run
+         insert into messages (id, conversation_id, run_id, role, content, attachments)
+         select ?, run.conversation_id, run.id, 'user', run.query, ?::jsonb from run
        )
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
         request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode,
-        randomUUID(),
+        randomUUID(), request.attachments.length > 0 ? JSON.stringify(request.attachments) : null,
       ],
     );
     return this.models.Run.fromDatabaseJson(rows[0]);
@@ -97,26 +102,29 @@ export class RunStore {
       .where({ id: runId, status: 'queued' });
   }
 
-  /** The run with its agent and up to `historyLimit` messages before its question, in one statement. */
+  /** The run with its agent, its question's images and up to `historyLimit` messages before its question, in one statement. */
   async load(runId: string, historyLimit: number): Promise<LoadedRun | undefined> {
     const { rows } = await this.knex.raw(
       `select r.*,
          (select to_jsonb(a) from agents a where a.id = r.agent_id) as run_agent,
+         q.attachments as run_attachments,
          (select coalesce(jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content, 'injected', h.injected) order by h.seq), '[]')
             from (select m.role, m.content, m.injected, m.seq from messages m
-                   where m.conversation_id = r.conversation_id
-                     and m.seq < (select q.seq from messages q where q.run_id = r.id and q.role = 'user' and not q.injected)
+                   where m.conversation_id = r.conversation_id and m.seq < q.seq
                    order by m.seq desc limit ?) h) as run_history
-       from runs r where r.id = ?`,
+       from runs r
+       left join lateral (select q.seq, q.attachments from messages q where q.run_id = r.id and q.role = 'user' and not q.injected limit 1) q on true
+       where r.id = ?`,
       [historyLimit, runId],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { run_agent: agent, run_history: history, ...run } = row;
+    const { run_agent: agent, run_history: history, run_attachments: attachments, ...run } = row;
     return {
       run: this.models.Run.fromDatabaseJson(run),
       agent: agent ? this.models.Agent.fromDatabaseJson(agent) : undefined,
       history,
+      attachments: attachments ?? [],
     };
   }
 

@@ -3,6 +3,7 @@ import { findExpression } from '../tools/calculator.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
 import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
+import { describeImage, type Attachment } from '../../src/files/attachments.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type ToolCall, currentTurn } from './types.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -27,6 +28,9 @@ function quoteBestChunk(toolOutput: string): string {
   return `According to ${quote(String(best.document_name))}: ${quote(best.content)}.`;
 }
 
+/** DESIGN §15: `I see 1 image: cat.png (PNG, 640×480).` */
+const acknowledgeImages = (images: Attachment[]) => `I see ${images.length} image${images.length === 1 ? '' : 's'}: ${images.map(describeImage).join(', ')}.`;
+
 /** Call ids of connector tool calls (the calculator's are call_<n>). */
 const CONNECTOR_CALL = 'call_mcp_';
 
@@ -34,7 +38,8 @@ const CONNECTOR_CALL = 'call_mcp_';
  * The built-in offline model (DESIGN §6): deterministic, streams its answer word by word.
  * A connector tool named in the user's text with a JSON object → a call of that tool, whose output it quotes (§8);
  * arithmetic in the user's text → a calculator call, whose result it states; every injected
- * message is acknowledged by quoting it; node outputs are combined in a DAG synthesis.
+ * message is acknowledged by quoting it; node outputs are combined in a DAG synthesis; the
+ * question's images are acknowledged by name, type and size (the synthesis leaves that to its nodes).
  */
 export class LocalModel implements ModelProvider {
   readonly deterministic = true;
@@ -135,6 +140,9 @@ export class LocalModel implements ModelProvider {
       parts.push(`You asked ${quote(question?.content ?? '')}. I am the built-in local model: I can work out arithmetic and quote your knowledge bases.`);
       if (exampleTool) parts.push(`To call a connector tool, name it followed by its arguments as a JSON object, as in ${exampleTool} {}.`);
     }
+    const images = question?.role === 'user' ? (question.images ?? []) : [];
+    const synthesis = turn.some((m) => m.role === 'tool' && m.name === NODE_OUTPUT);
+    if (images.length > 0 && !synthesis) parts.unshift(acknowledgeImages(images));
     for (const m of turn) if (m.role === 'user' && m.injected) parts.push(`You also said ${quote(m.content)}.`);
     return parts.join(' ');
   }

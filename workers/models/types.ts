@@ -2,6 +2,8 @@ import type { FinishReason, Usage } from '../../src/shared/events.js';
 import type { Tool } from '../tools/registry.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
 import type { Logger } from '../../src/logger.js';
+import type { Attachment } from '../../src/files/attachments.js';
+import type { ImageSource } from '../../src/files/model-images.js';
 
 export interface ToolCall {
   id: string;
@@ -13,7 +15,7 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string; injected?: boolean }
+  | { role: 'user'; content: string; injected?: boolean; images?: Attachment[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; content: string; toolCallId: string; name: string; isError?: boolean };
 
@@ -26,10 +28,12 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** The run's logger (its ids on every line); the provider's own when absent. */
   log?: Logger;
+  /** The bytes of the images user messages carry (a provider that only names them never asks). */
+  imageSource?: ImageSource;
 }
 
-/** A plan is asked for with the run's question; the provider knows how to phrase that for its model. */
-export type PlanRequest = Omit<ModelRequest, 'messages' | 'tools'> & { query: string };
+/** A plan is asked for with the run's question and its images; the provider knows how to phrase that for its model. */
+export type PlanRequest = Omit<ModelRequest, 'messages' | 'tools'> & { query: string; images?: Attachment[] };
 
 /** Where a provider streams what it produces while it produces it. */
 export interface ModelSink {

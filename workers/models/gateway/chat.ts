@@ -5,7 +5,7 @@ import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/registry.js';
 import type { FormatCall } from './transport.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
+import { dataUrl, gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type InlinedImages } from './transcript.js';
 
 /** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */
 
@@ -50,9 +50,13 @@ const ChatChunk = v.looseObject({
 
 const FINISH: Record<string, FinishReason> = { length: 'length', content_filter: 'content_filter' };
 
-function chatMessages(messages: ChatMessage[]): OpenAI.ChatCompletionMessageParam[] {
+function chatMessages(messages: ChatMessage[], inlined: InlinedImages): OpenAI.ChatCompletionMessageParam[] {
   return gatewayTranscript(messages).map((m): OpenAI.ChatCompletionMessageParam => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+    if (m.role === 'user' && m.images?.length) {
+      const { text, images } = userParts(m, inlined);
+      return { role: 'user', content: [{ type: 'text', text }, ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: dataUrl(image) } }))] };
+    }
     if (m.role === 'assistant' && m.toolCalls?.length) {
       const calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
       return { role: 'assistant', content: m.content || null, tool_calls: calls };
@@ -69,7 +73,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
   const { settings } = request;
   const body = {
     model,
-    messages: chatMessages(request.messages),
+    messages: chatMessages(request.messages, call.images),
     stream: true as const,
     stream_options: { include_usage: true },
     ...(request.tools.length + settings.gatewayTools.length > 0 ? { tools: [...functionTools(request.tools), ...settings.gatewayTools] as OpenAI.ChatCompletionTool[] } : {}),

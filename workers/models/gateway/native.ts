@@ -5,7 +5,7 @@ import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.
 import type { FormatCall } from './transport.js';
 import { httpFailure } from '../../../src/shared/gateway-policy.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { gatewayTranscript, parseChunk, toolCall, usage, optionalCount as tokens } from './transcript.js';
+import { gatewayTranscript, parseChunk, toolCall, usage, userParts, optionalCount as tokens, type InlinedImages } from './transcript.js';
 
 /**
  * The native format: POST /v1beta/models/{model}:streamGenerateContent?alt=sse, key in
@@ -13,7 +13,7 @@ import { gatewayTranscript, parseChunk, toolCall, usage, optionalCount as tokens
  * speaks it with these conventions, so it is fetch plus eventsource-parser.
  */
 
-type Part = { text: string; thought?: boolean } | { functionCall: { name: string; args: Record<string, unknown> } } | { functionResponse: { name: string; response: { output: string } } };
+type Part = { text: string; thought?: boolean } | { inline_data: { mime_type: string; data: string } } | { functionCall: { name: string; args: Record<string, unknown> } } | { functionResponse: { name: string; response: { output: string } } };
 interface Content {
   role: 'user' | 'model';
   parts: Part[];
@@ -50,7 +50,7 @@ const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTE
 const finishOf = (reason: string): FinishReason => (reason === 'MAX_TOKENS' ? 'length' : FILTERED.has(reason) ? 'content_filter' : 'stop');
 
 /** Gemini-style contents: the system prompt apart, tool traffic as function parts, turns of one role merged. */
-function nativeContents(messages: ChatMessage[]): { contents: Content[]; system: string } {
+function nativeContents(messages: ChatMessage[], inlined: InlinedImages): { contents: Content[]; system: string } {
   const contents: Content[] = [];
   const system: string[] = [];
   const add = (role: Content['role'], parts: Part[]) => {
@@ -60,15 +60,18 @@ function nativeContents(messages: ChatMessage[]): { contents: Content[]; system:
   };
   for (const m of gatewayTranscript(messages)) {
     if (m.role === 'system') system.push(m.content);
-    else if (m.role === 'user') add('user', [{ text: m.content }]);
+    else if (m.role === 'user') {
+      const { text, images } = userParts(m, inlined);
+      add('user', [{ text }, ...images.map((image) => ({ inline_data: { mime_type: image.mimeType, data: image.data } }))]);
+    }
     else if (m.role === 'tool') add('user', [{ functionResponse: { name: m.name, response: { output: m.content } } }]);
     else add('model', [...(m.content ? [{ text: m.content }] : []), ...(m.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.arguments } }))]);
   }
   return { contents, system: system.join('\n\n') };
 }
 
-function requestBody({ request }: FormatCall) {
-  const { contents, system } = nativeContents(request.messages);
+function requestBody({ request, images }: FormatCall) {
+  const { contents, system } = nativeContents(request.messages, images);
   const { maxTokens, thinkingBudget } = request.settings;
   return {
     contents,

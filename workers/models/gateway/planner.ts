@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { SYNTHESIS_NODE, type ChatMessage, type PlanNode } from '../types.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from '../plan-limit.js';
+import type { Attachment } from '../../../src/files/attachments.js';
 
 /** DAG planning on a gateway model: it is asked for sub-tasks as JSON; the synthesis node is added here. */
 
@@ -29,9 +30,9 @@ const PlanReply = v.object({
   ),
 });
 
-export const planMessages = (query: string, maxNodes = DEFAULT_DAG_MAX_NODES): ChatMessage[] => [
+export const planMessages = (query: string, maxNodes = DEFAULT_DAG_MAX_NODES, images: Attachment[] = []): ChatMessage[] => [
   { role: 'system', content: plannerPrompt(Math.max(1, Math.min(ASKED_TASKS, maxNodes - 1))) },
-  { role: 'user', content: query },
+  images.length > 0 ? { role: 'user', content: query, images } : { role: 'user', content: query },
 ];
 
 function parseReply(text: string): v.InferOutput<typeof PlanReply> | undefined {

@@ -11,6 +11,7 @@ import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';
 import { streamNative } from './native.js';
 import { planMessages, readPlan } from './planner.js';
+import { inlineImages, type InlinedImages } from './transcript.js';
 
 const FORMATS: Record<ApiFormat, FormatClient> = { chat: streamChat, responses: streamResponses, native: streamNative };
 
@@ -58,15 +59,16 @@ export class GatewayModel implements ModelProvider {
 
   async complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
     const fallback = this.config.fallbackModel;
+    const images = await inlineImages(request.messages, request.imageSource);
     try {
-      return await this.withRetries(request.model, request, sink);
+      return await this.withRetries(request.model, request, sink, images);
     } catch (err) {
       if (!(err instanceof GaveUp)) throw err;
       if (err.verdict.code !== 'gateway_unavailable' || !fallback || fallback === request.model) throw this.failure(err.verdict);
       await sink.notice(`Model "${request.model}" is unavailable (503 after ${this.config.maxRetries + 1} attempts); continuing with the fallback model "${fallback}".`);
       (request.log ?? this.logger).warn({ model: request.model, fallback }, 'gateway model unavailable; falling back');
       try {
-        return await this.withRetries(fallback, request, sink);
+        return await this.withRetries(fallback, request, sink, images);
       } catch (fallbackErr) {
         throw fallbackErr instanceof GaveUp ? this.failure(fallbackErr.verdict) : fallbackErr;
       }
@@ -76,7 +78,7 @@ export class GatewayModel implements ModelProvider {
   async plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: ModelResult['usage'] }> {
     const silent: ModelSink = { token: async () => {}, thought: async () => {}, notice: async () => {} };
     const { dagMaxNodes } = this.config;
-    const result = await this.complete({ ...request, messages: planMessages(request.query, dagMaxNodes), tools: [] }, silent);
+    const result = await this.complete({ ...request, messages: planMessages(request.query, dagMaxNodes, request.images), tools: [] }, silent);
     return { nodes: readPlan(result.text, request.query, dagMaxNodes), usage: result.usage };
   }
 
@@ -84,11 +86,11 @@ export class GatewayModel implements ModelProvider {
     return new RunFailure(verdict.code, verdict.message, verdict.transient);
   }
 
-  private async withRetries(model: string, request: ModelRequest, sink: ModelSink): Promise<ModelResult> {
+  private async withRetries(model: string, request: ModelRequest, sink: ModelSink, images: InlinedImages): Promise<ModelResult> {
     for (let retry = 0; ; retry++) {
       const watched = watchedSink(sink);
       try {
-        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport });
+        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport, images });
         request.signal.throwIfAborted();
         return result;
       } catch (err) {

@@ -4,7 +4,7 @@ import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { FormatCall } from './transport.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { gatewayTranscript, parseChunk, StreamedCalls, usage, optionalText as text, optionalCount as tokens } from './transcript.js';
+import { dataUrl, gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type InlinedImages } from './transcript.js';
 
 /** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (through the official SDK). */
 
@@ -38,9 +38,15 @@ type ResponseEvent = v.InferOutput<typeof ResponseEvent>;
 
 const INCOMPLETE: Record<string, FinishReason> = { max_output_tokens: 'length', content_filter: 'content_filter' };
 
-function responseInput(messages: ChatMessage[]): OpenAI.Responses.ResponseInputItem[] {
+function responseInput(messages: ChatMessage[], inlined: InlinedImages): OpenAI.Responses.ResponseInputItem[] {
   return gatewayTranscript(messages).flatMap((m): OpenAI.Responses.ResponseInputItem[] => {
     if (m.role === 'tool') return [{ type: 'function_call_output', call_id: m.toolCallId, output: m.content }];
+    if (m.role === 'user' && m.images?.length) {
+      const { text, images } = userParts(m, inlined);
+      // DESIGN §15's part exactly: the SDK's type also wants `detail`, which gateways default to auto.
+      const parts = images.map((image) => ({ type: 'input_image', image_url: dataUrl(image) }) as OpenAI.Responses.ResponseInputImage);
+      return [{ role: 'user', content: [{ type: 'input_text', text }, ...parts] }];
+    }
     if (m.role === 'assistant' && m.toolCalls?.length) {
       const calls = m.toolCalls.map((c) => ({ type: 'function_call' as const, call_id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) }));
       return m.content ? [{ role: 'assistant', content: m.content }, ...calls] : calls;
@@ -87,7 +93,7 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
   const tools = [...functions, ...settings.gatewayTools] as OpenAI.Responses.Tool[];
   const body = {
     model,
-    input: responseInput(request.messages),
+    input: responseInput(request.messages, call.images),
     stream: true as const,
     ...(tools.length > 0 ? { tools } : {}),
     ...(settings.reasoningEffort ? { reasoning: { effort: settings.reasoningEffort } } : {}),

@@ -2,6 +2,32 @@ import * as v from 'valibot';
 import type { Usage } from '../../../src/shared/events.js';
 import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
+import type { ImageSource, InlineImage } from '../../../src/files/model-images.js';
+
+/** The bytes of a call's images by file id; a file deleted since has none. */
+export type InlinedImages = Map<string, InlineImage | undefined>;
+
+/** Reads the bytes of every image the messages carry, side by side, each once. */
+export async function inlineImages(messages: ChatMessage[], source: ImageSource | undefined): Promise<InlinedImages> {
+  const images = messages.flatMap((m) => (m.role === 'user' ? (m.images ?? []) : []));
+  if (images.length === 0 || !source) return new Map();
+  return new Map(await Promise.all(images.map(async (image) => [image.id, await source.inline(image)] as const)));
+}
+
+/** A user message's text and images as every format sends them; an image deleted since is named in the text instead. */
+export function userParts(message: Extract<ChatMessage, { role: 'user' }>, inlined: InlinedImages): { text: string; images: InlineImage[] } {
+  const images: InlineImage[] = [];
+  const gone: string[] = [];
+  for (const image of message.images ?? []) {
+    const data = inlined.get(image.id);
+    if (data) images.push(data);
+    else gone.push(image.filename);
+  }
+  const text = gone.length > 0 ? `${message.content}\n\n(Images attached to this message and deleted since: ${gone.join(', ')})` : message.content;
+  return { text, images };
+}
+
+export const dataUrl = (image: InlineImage) => `data:${image.mimeType};base64,${image.data}`;
 
 /**
  * What every wire format shares: the transcript as gateways accept it, tool-call arguments,

@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
 import { GatewayCallError, retryAfterMs } from '../../../src/shared/gateway-policy.js';
+import type { InlinedImages } from './transcript.js';
 
 /** What one model call needs of the gateway: its address and key, and the shared transport. */
 export interface GatewayEndpoint {
@@ -49,6 +50,8 @@ export interface FormatCall {
   request: ModelRequest;
   sink: ModelSink;
   transport: GatewayTransport;
+  /** The bytes of the images the request's user messages carry. */
+  images: InlinedImages;
 }
 export type FormatClient = (call: FormatCall) => Promise<ModelResult>;
 

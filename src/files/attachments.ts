@@ -1,0 +1,24 @@
+import { IMAGE_TYPES, type ImageType } from './images.js';
+
+/** Most images one message may carry (DESIGN §15). */
+export const MAX_IMAGES_PER_MESSAGE = 10;
+
+/** An image as a message keeps it: enough to describe it after the file is gone. */
+export interface Attachment {
+  id: string;
+  filename: string;
+  content_type: ImageType;
+  size_bytes: number;
+  width: number;
+  height: number;
+}
+
+/** How a message's attachment reads in history: the file's facts, or its name once the file is deleted. */
+export type AttachmentView = (Attachment & { deleted: false }) | { id: string; filename: string; deleted: true };
+
+export function attachmentView(attachment: Attachment, exists: boolean): AttachmentView {
+  return exists ? { ...attachment, deleted: false } : { id: attachment.id, filename: attachment.filename, deleted: true };
+}
+
+/** `cat.png (PNG, 640×480)`: how the local model names an image it was shown. */
+export const describeImage = (a: Attachment) => `${a.filename} (${IMAGE_TYPES[a.content_type]}, ${a.width}×${a.height})`;
