@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { animatedGif, gif, jpeg, png, pngBomb, sizeOf, truncated, webp } from './support/images.js';
+import { ModelImages } from '../src/files/model-images.js';
+import { PostgresFileStorage } from '../src/files/storage.js';
+import { ImageProcessor } from '../src/files/images.js';
 
 /**
  * DESIGN §15 through the API: images only (the type read from the bytes), sizes and quota,
@@ -233,5 +236,60 @@ describe('hostile uploads: a clear 4xx and nothing stored', () => {
     expect(stored.files).toBe(3);
     expect(stored.usage).toBe(raced.filter((r) => r.status === 201).reduce((sum, r) => sum + r.body.size_bytes, 0));
     expect(stored.usage).toBeLessThanOrEqual(QUOTA);
+  });
+});
+
+describe('image_ids on runs: checked before anything is stored', () => {
+  const runsOf = async (user: string) => ({
+    runs: Number((await app.services.knex('runs').where({ user_id: user }).count({ n: '*' }))[0]!.n),
+    conversations: Number((await app.services.knex('conversations').where({ user_id: user }).count({ n: '*' }))[0]!.n),
+  });
+
+  it('11 ids, a repeated id, ids that are not ids, another user\'s image and a deleted one → 422 naming each; no run, no conversation', async () => {
+    const { token: own, user } = await app.signedInUser();
+    const other = await app.signedInUser();
+    const mine = (await upload(await png(6, 6), 'mine.png', own)).body.id;
+    const theirs = (await upload(await png(6, 6), 'theirs.png', other.token)).body.id;
+    const deleted = (await upload(await png(6, 6), 'old.png', own)).body.id;
+    expect((await app.request('DELETE', `/api/files/${deleted}`, { token: own })).status).toBe(204);
+    const eleven = Array.from({ length: 11 }, () => crypto.randomUUID()).join(',');
+    const cases: [unknown, RegExp][] = [
+      [eleven, /at most 10 images may be attached to a message; 11 were given/],
+      [`${mine}, ${mine}`, new RegExp(`${mine} is given more than once`)],
+      [`${mine} cat.png`, /cat\.png\W{0,2} is not a file id/],
+      [theirs, new RegExp(`${theirs} is not one of your images`)],
+      [`${mine},${deleted}`, new RegExp(`${deleted} is not one of your images`)],
+    ];
+    for (const [imageIds, message] of cases) {
+      for (const [path, body] of [['/api/react', { q: 'look', image_ids: imageIds }], ['/api/dag', { q: 'look', image_ids: imageIds }], ['/api/runs', { mode: 'react', q: 'look', image_ids: imageIds }]] as const) {
+        const res = await app.request('POST', path, { token: own, body });
+        expect(res.status).toBe(422);
+        expect(res.body.detail[0].loc).toEqual(['body', 'image_ids']);
+        expect(JSON.stringify(res.body.detail)).toMatch(message);
+      }
+    }
+    expect(await runsOf(user.id)).toEqual({ runs: 0, conversations: 0 });
+    // The same ids, valid, start a run.
+    const ok = await app.request('POST', '/api/runs', { token: own, body: { mode: 'react', q: 'look', image_ids: `${mine}` } });
+    expect(ok.status).toBe(202);
+    const message = await app.services.knex('messages').where({ run_id: ok.body.run_id, role: 'user' }).first();
+    expect(message.attachments).toEqual([{ id: mine, filename: 'mine.png', content_type: 'image/png', size_bytes: expect.any(Number), width: 6, height: 6 }]);
+  });
+});
+
+describe('model images', () => {
+  it('a worker whose IMAGE_MAX_SIDE differs from the upload\'s downscales the original itself, once per run', async () => {
+    const file = (await upload(await png(900, 300), 'banner.png')).body;
+    const processor = new ImageProcessor({ maxSide: 90, maxPixels: 10_000_000, concurrency: 1 });
+    const images = new ModelImages(app.services.models.File, new PostgresFileStorage(app.services.knex), processor).forRun(userId);
+    const first = await images.inline(file);
+    expect(first!.mimeType).toBe('image/png');
+    expect(await sizeOf(Buffer.from(first!.data, 'base64'))).toEqual({ format: 'png', width: 90, height: 30 });
+    expect(await images.inline(file)).toBe(first);
+    // At the upload's own side the stored copy is sent; another user's run sees nothing.
+    const atUploadSide = new ModelImages(app.services.models.File, new PostgresFileStorage(app.services.knex), new ImageProcessor({ maxSide: MAX_SIDE, maxPixels: 10_000_000, concurrency: 1 }));
+    const stored = await app.services.knex('file_blobs').where({ file_id: file.id, variant: 'model' }).first();
+    expect(await atUploadSide.forRun(userId).inline(file)).toEqual({ mimeType: 'image/png', data: stored.bytes.toString('base64') });
+    expect(await atUploadSide.forRun(crypto.randomUUID()).inline(file)).toBeUndefined();
   });
 });
