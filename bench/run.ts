@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   webhooks: () => import('./webhooks.js'),
   capacity: () => import('./capacity.js'),
   scale: () => import('./scale.js'),
+  files: () => import('./files.js'),
 };
 
 const name = process.argv[2];

@@ -92,7 +92,8 @@ function requestBody(route: Route): Json | undefined {
   const content: Json = route.body ? { 'application/json': { schema: jsonSchema(route.body, requestConfig) } } : {};
   if (route.upload) {
     content['multipart/form-data'] = {
-      schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' }, name: { type: 'string' } } },
+      // `name` names a document (its JSON twin's field); a route without a JSON form takes the file alone.
+      schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' }, ...(route.body ? { name: { type: 'string' } } : {}) } },
     };
   }
   return { required: true, content };

@@ -13,11 +13,6 @@ export const jpeg = (width: number, height: number, orientation?: number) => {
 export const webp = (width: number, height: number) => solid(width, height).webp().toBuffer();
 export const gif = (width: number, height: number) => solid(width, height).gif().toBuffer();
 
-/** A photograph-like JPEG (noise, blurred) of about `megabytes` MB at the given size: what a phone uploads. */
-export async function photo(width: number, height: number, quality = 90): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg({ quality }).toBuffer();
-}
-
 /** Two frames, red then blue. */
 export async function animatedGif(width: number, height: number): Promise<Buffer> {
   const frame = (r: number, b: number) => sharp({ create: { width, height, channels: 4, background: { r, g: 0, b, alpha: 1 } } }).png().toBuffer();
