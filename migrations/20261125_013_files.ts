@@ -25,11 +25,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('file_blobs', (t) => {
     t.uuid('file_id').notNullable().references('files.id').onDelete('CASCADE');
     t.text('variant').notNullable();
-    t.binary('bytes').notNullable();
+    // Base64 (src/files/storage.ts says why).
+    t.text('base64').notNullable();
     t.primary(['file_id', 'variant']);
   });
-  // The blobs are already compressed images: Postgres's own compression would only spend CPU.
-  await knex.raw(`alter table file_blobs alter column bytes set storage external`);
+  // The images are already compressed: Postgres's own compression would only spend CPU.
+  await knex.raw(`alter table file_blobs alter column base64 set storage external`);
   await knex.schema.createTable('file_usage', (t) => {
     t.uuid('user_id').primary().references('users.id').onDelete('CASCADE');
     t.bigInteger('bytes').notNullable().defaultTo(0);

@@ -136,7 +136,7 @@ describe('files', () => {
     const rendition = async (id: string) => {
       const file = await app.services.knex('files').where({ id }).first();
       const model = await app.services.knex('file_blobs').where({ file_id: id, variant: 'model' }).first();
-      return { rendition: file.rendition, model: model ? await sizeOf(model.bytes) : null };
+      return { rendition: file.rendition, model: model ? await sizeOf(Buffer.from(model.base64, 'base64')) : null };
     };
     expect(await rendition(large.body.id)).toEqual({
       rendition: { max_side: MAX_SIDE, content_type: 'image/png', width: 256, height: 128, size_bytes: expect.any(Number) },
@@ -289,7 +289,7 @@ describe('model images', () => {
     // At the upload's own side the stored copy is sent; another user's run sees nothing.
     const atUploadSide = new ModelImages(app.services.models.File, new PostgresFileStorage(app.services.knex), new ImageProcessor({ maxSide: MAX_SIDE, maxPixels: 10_000_000, concurrency: 1 }));
     const stored = await app.services.knex('file_blobs').where({ file_id: file.id, variant: 'model' }).first();
-    expect(await atUploadSide.forRun(userId).inline(file)).toEqual({ mimeType: 'image/png', data: stored.bytes.toString('base64') });
+    expect(await atUploadSide.forRun(userId).inline(file)).toEqual({ mimeType: 'image/png', data: stored.base64 });
     expect(await atUploadSide.forRun(crypto.randomUUID()).inline(file)).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { Superseded } from '../src/shared/errors.js';
 import { DEFAULT_TOOLS, type ToolApproval } from '../src/shared/tools.js';
 import type { DocMode } from '../src/shared/doc-modes.js';
 import { KNOWLEDGE_TOOL } from './knowledge/citations.js';
-import { DEFAULT_SETTINGS } from '../src/shared/model-settings.js';
+import { DEFAULT_SETTINGS, LOCAL_MODEL } from '../src/shared/model-settings.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { HistoryMessage, LoadedRun, RunStore } from '../src/shared/run-store.js';
@@ -108,6 +108,9 @@ export class RunExecutor {
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
     const ref = refOf(run);
+    const imageSource = this.deps.images.forRun(run.user_id);
+    // A gateway model's first call sends the question's images: they are read while the loop starts.
+    if (agent.model !== LOCAL_MODEL) for (const image of loaded.attachments) imageSource.inline(image).catch(() => {});
     const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, log);
     const ctx = new RunContext({
       run, ref, agent, model, control, lease, taken, claimed,
@@ -119,7 +122,7 @@ export class RunExecutor {
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
       images: loaded.attachments,
-      imageSource: this.deps.images.forRun(run.user_id),
+      imageSource,
     });
     const deadline = this.watchDuration(ctx, cancel);
     const heartbeat = setInterval(() => {

@@ -45,14 +45,14 @@ export class ModelImages {
     const { maxSide } = this.processor.limits;
     if (file.rendition?.max_side === maxSide) return this.read(file.id, 'model', file.rendition.content_type);
     if (!file.rendition && Math.max(file.width, file.height) <= maxSide) return this.read(file.id, 'original', file.content_type);
-    const original = await this.storage.get(file.id, 'original');
+    const original = await this.storage.read(file.id, 'original');
     if (!original) return undefined;
     const rendition = await this.processor.downscale(original, file.content_type, maxSide);
     return { mimeType: rendition.contentType, data: rendition.bytes.toString('base64') };
   }
 
   private async read(fileId: string, variant: 'original' | 'model', mimeType: ImageType): Promise<InlineImage | undefined> {
-    const bytes = await this.storage.get(fileId, variant);
-    return bytes && { mimeType, data: bytes.toString('base64') };
+    const data = await this.storage.readBase64(fileId, variant);
+    return data === undefined ? undefined : { mimeType, data };
   }
 }

@@ -115,7 +115,7 @@ export class FileService {
 
   async content(userId: string, id: string): Promise<{ file: StoredFile; bytes: Buffer }> {
     const file = await this.own(userId, id);
-    const bytes = await this.storage.get(file.id, 'original');
+    const bytes = await this.storage.read(file.id, 'original');
     if (!bytes) throw new NotFoundError('File not found');
     return { file, bytes };
   }

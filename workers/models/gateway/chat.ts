@@ -5,7 +5,7 @@ import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/registry.js';
 import type { FormatCall } from './transport.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { dataUrl, gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type InlinedImages } from './transcript.js';
+import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
 /** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */
 
@@ -50,12 +50,12 @@ const ChatChunk = v.looseObject({
 
 const FINISH: Record<string, FinishReason> = { length: 'length', content_filter: 'content_filter' };
 
-function chatMessages(messages: ChatMessage[], inlined: InlinedImages): OpenAI.ChatCompletionMessageParam[] {
+function chatMessages(messages: ChatMessage[], slots: ImageSlots): OpenAI.ChatCompletionMessageParam[] {
   return gatewayTranscript(messages).map((m): OpenAI.ChatCompletionMessageParam => {
     if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
     if (m.role === 'user' && m.images?.length) {
-      const { text, images } = userParts(m, inlined);
-      return { role: 'user', content: [{ type: 'text', text }, ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: dataUrl(image) } }))] };
+      const { text, images } = userParts(m, slots.inlined);
+      return { role: 'user', content: [{ type: 'text', text }, ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: slots.dataUrl(image) } }))] };
     }
     if (m.role === 'assistant' && m.toolCalls?.length) {
       const calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
@@ -80,7 +80,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
     ...(settings.maxTokens ? { max_tokens: settings.maxTokens } : {}),
     ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
   };
-  const stream = await call.transport.openai.chat.completions.create(body, { signal: request.signal });
+  const stream = await call.transport.openai.chat.completions.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
   let answer = '';
   let finish: string | undefined;
   let used: Usage = emptyUsage();

@@ -5,7 +5,7 @@ import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.
 import type { FormatCall } from './transport.js';
 import { httpFailure } from '../../../src/shared/gateway-policy.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { gatewayTranscript, parseChunk, toolCall, usage, userParts, optionalCount as tokens, type InlinedImages } from './transcript.js';
+import { gatewayTranscript, parseChunk, toolCall, usage, userParts, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
 /**
  * The native format: POST /v1beta/models/{model}:streamGenerateContent?alt=sse, key in
@@ -50,7 +50,7 @@ const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTE
 const finishOf = (reason: string): FinishReason => (reason === 'MAX_TOKENS' ? 'length' : FILTERED.has(reason) ? 'content_filter' : 'stop');
 
 /** Gemini-style contents: the system prompt apart, tool traffic as function parts, turns of one role merged. */
-function nativeContents(messages: ChatMessage[], inlined: InlinedImages): { contents: Content[]; system: string } {
+function nativeContents(messages: ChatMessage[], slots: ImageSlots): { contents: Content[]; system: string } {
   const contents: Content[] = [];
   const system: string[] = [];
   const add = (role: Content['role'], parts: Part[]) => {
@@ -61,8 +61,8 @@ function nativeContents(messages: ChatMessage[], inlined: InlinedImages): { cont
   for (const m of gatewayTranscript(messages)) {
     if (m.role === 'system') system.push(m.content);
     else if (m.role === 'user') {
-      const { text, images } = userParts(m, inlined);
-      add('user', [{ text }, ...images.map((image) => ({ inline_data: { mime_type: image.mimeType, data: image.data } }))]);
+      const { text, images } = userParts(m, slots.inlined);
+      add('user', [{ text }, ...images.map((image) => ({ inline_data: { mime_type: image.mimeType, data: slots.base64(image) } }))]);
     }
     else if (m.role === 'tool') add('user', [{ functionResponse: { name: m.name, response: { output: m.content } } }]);
     else add('model', [...(m.content ? [{ text: m.content }] : []), ...(m.toolCalls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.arguments } }))]);
@@ -121,7 +121,7 @@ export async function streamNative(call: FormatCall): Promise<ModelResult> {
   const response = await transport.fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-goog-api-key': endpoint.apiKey },
-    body: JSON.stringify(requestBody(call)),
+    body: call.images.body(JSON.stringify(requestBody(call))) as BodyInit,
     signal: request.signal,
   });
   if (!response.ok) throw await httpFailure(response);

@@ -11,7 +11,7 @@ import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';
 import { streamNative } from './native.js';
 import { planMessages, readPlan } from './planner.js';
-import { inlineImages, type InlinedImages } from './transcript.js';
+import { ImageSlots, inlineImages, type InlinedImages } from './transcript.js';
 
 const FORMATS: Record<ApiFormat, FormatClient> = { chat: streamChat, responses: streamResponses, native: streamNative };
 
@@ -90,7 +90,7 @@ export class GatewayModel implements ModelProvider {
     for (let retry = 0; ; retry++) {
       const watched = watchedSink(sink);
       try {
-        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport, images });
+        const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport, images: new ImageSlots(images) });
         request.signal.throwIfAborted();
         return result;
       } catch (err) {

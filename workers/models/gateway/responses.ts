@@ -4,7 +4,7 @@ import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { FormatCall } from './transport.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
-import { dataUrl, gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type InlinedImages } from './transcript.js';
+import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
 /** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (through the official SDK). */
 
@@ -38,13 +38,13 @@ type ResponseEvent = v.InferOutput<typeof ResponseEvent>;
 
 const INCOMPLETE: Record<string, FinishReason> = { max_output_tokens: 'length', content_filter: 'content_filter' };
 
-function responseInput(messages: ChatMessage[], inlined: InlinedImages): OpenAI.Responses.ResponseInputItem[] {
+function responseInput(messages: ChatMessage[], slots: ImageSlots): OpenAI.Responses.ResponseInputItem[] {
   return gatewayTranscript(messages).flatMap((m): OpenAI.Responses.ResponseInputItem[] => {
     if (m.role === 'tool') return [{ type: 'function_call_output', call_id: m.toolCallId, output: m.content }];
     if (m.role === 'user' && m.images?.length) {
-      const { text, images } = userParts(m, inlined);
+      const { text, images } = userParts(m, slots.inlined);
       // DESIGN §15's part exactly: the SDK's type also wants `detail`, which gateways default to auto.
-      const parts = images.map((image) => ({ type: 'input_image', image_url: dataUrl(image) }) as OpenAI.Responses.ResponseInputImage);
+      const parts = images.map((image) => ({ type: 'input_image', image_url: slots.dataUrl(image) }) as OpenAI.Responses.ResponseInputImage);
       return [{ role: 'user', content: [{ type: 'input_text', text }, ...parts] }];
     }
     if (m.role === 'assistant' && m.toolCalls?.length) {
@@ -99,7 +99,7 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     ...(settings.reasoningEffort ? { reasoning: { effort: settings.reasoningEffort } } : {}),
     ...(settings.maxTokens ? { max_output_tokens: settings.maxTokens } : {}),
   };
-  const stream = await call.transport.openai.responses.create(body, { signal: request.signal });
+  const stream = await call.transport.openai.responses.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
   const state = new ResponseState();
   for await (const raw of stream) {
     const event = parseChunk(ResponseEvent, raw, 'responses');

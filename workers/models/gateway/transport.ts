@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
 import { GatewayCallError, retryAfterMs } from '../../../src/shared/gateway-policy.js';
-import type { InlinedImages } from './transcript.js';
+import type { ImageSlots } from './transcript.js';
 
 /** What one model call needs of the gateway: its address and key, and the shared transport. */
 export interface GatewayEndpoint {
@@ -27,7 +27,11 @@ export class GatewayTransport {
   constructor(readonly endpoint: GatewayEndpoint) {
     const { idleTimeoutMs } = endpoint;
     this.pool = new Agent({ headersTimeout: idleTimeoutMs, bodyTimeout: idleTimeoutMs, keepAliveTimeout: 30_000 });
-    this.fetch = ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as string, { ...(init as object), dispatcher: this.pool })) as unknown as typeof globalThis.fetch;
+    this.fetch = ((input: string | URL | Request, init?: RequestInit & { imageSlots?: ImageSlots }) => {
+      const { imageSlots, ...rest } = init ?? {};
+      const body = imageSlots && typeof rest.body === 'string' ? imageSlots.body(rest.body) : rest.body;
+      return undiciFetch(input as string, { ...(rest as object), body: body as string, dispatcher: this.pool });
+    }) as unknown as typeof globalThis.fetch;
     this.openai = new OpenAI({ baseURL: `${endpoint.url}/v1`, apiKey: endpoint.apiKey, fetch: this.fetch, maxRetries: 0, timeout: idleTimeoutMs, logLevel: 'off' });
   }
 
@@ -50,8 +54,8 @@ export interface FormatCall {
   request: ModelRequest;
   sink: ModelSink;
   transport: GatewayTransport;
-  /** The bytes of the images the request's user messages carry. */
-  images: InlinedImages;
+  /** The images the request's user messages carry, and where their bytes go in its body. */
+  images: ImageSlots;
 }
 export type FormatClient = (call: FormatCall) => Promise<ModelResult>;
 
