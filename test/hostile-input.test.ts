@@ -203,6 +203,25 @@ describe('hostile input over every route', () => {
     expect(failures).toEqual([]);
   });
 
+  it('a lone UTF-16 surrogate in a field a route otherwise accepts → 422 naming its place, in values and in keys (Postgres cannot store it)', async () => {
+    const key = (await app.request('POST', '/api/me/api-keys', { token, body: { name: 'k' } })).body;
+    const cases: [string, string, string, (string | number)[]][] = [
+      ['POST', '/api/auth/login', '{"email": "a\\ud800@example.test", "password": "password-1"}', ['body', 'email']],
+      ['PATCH', `/api/me/api-keys/${key.id}`, '{"name": "key \\udfff"}', ['body', 'name']],
+      ['POST', '/api/agents', '{"name": "agent", "instructions": "x\\ud83d"}', ['body', 'instructions']],
+      ['POST', '/api/runs', '{"mode": "react", "q": "hi", "user_metadata": "\\ud800\\ud800"}', ['body', 'user_metadata']],
+      ['POST', '/api/agents', '{"name": "agent", "model_settings": {"\\ud800": 1}}', ['body', 'model_settings', '\ud800']],
+    ];
+    for (const [method, path, raw, loc] of cases) {
+      const res = await app.request(method, path, { token, raw });
+      expect({ path, status: res.status }).toEqual({ path, status: 422 });
+      expect(res.body.detail[0]).toMatchObject({ loc, type: 'string_pattern_mismatch' });
+      expect(res.body.detail[0].msg).toMatch(/lone UTF-16 surrogate/);
+    }
+    // A pair is a character, not a surrogate: accepted.
+    expect((await app.request('PATCH', `/api/me/api-keys/${key.id}`, { token, raw: '{"name": "key \\ud83d\\ude00"}' })).status).toBe(200);
+  });
+
   it('deep nesting → 422 json_invalid everywhere, before authentication', async () => {
     for (const path of ['/api/auth/login', '/api/auth/refresh', '/api/react', '/api/knowledge-bases']) {
       for (const raw of [nested(10_000), nested(100_000), nestedObjects(10_000)]) {

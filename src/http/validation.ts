@@ -138,15 +138,31 @@ export function toValidationIssues(issues: AnyIssue[], source: Source, raw: unkn
   });
 }
 
+/** A UTF-16 surrogate without its other half: no UTF-8 form exists, so Postgres refuses the text. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'String should not contain NUL characters';
+  if (LONE_SURROGATE.test(text)) return 'String should be valid Unicode: it contains a lone UTF-16 surrogate';
+  return undefined;
+}
+
 /**
- * Postgres text cannot hold NUL, so a string carrying one is refused here rather than failing in the database.
- * Bodies arrive at most MAX_JSON_DEPTH deep (src/http/body.ts); the walk stops there all the same.
+ * Text Postgres cannot store (NUL, lone surrogates: JSON allows both) is refused here, by its
+ * place, rather than failing in the database; object keys too (they land in jsonb). Bodies arrive
+ * at most MAX_JSON_DEPTH deep (src/http/body.ts); the walk stops there all the same.
  */
-function findNul(value: unknown, path: (string | number)[] = []): (string | number)[] | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+function findUnstorable(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; msg: string } | undefined {
+  if (typeof value === 'string') {
+    const msg = unstorable(value);
+    return msg ? { path, msg } : undefined;
+  }
   if (value === null || typeof value !== 'object' || path.length > MAX_JSON_DEPTH) return undefined;
   for (const [key, child] of Object.entries(value)) {
-    const found = findNul(child, [...path, Array.isArray(value) ? Number(key) : key]);
+    const at = [...path, Array.isArray(value) ? Number(key) : key];
+    const keyProblem = Array.isArray(value) ? undefined : unstorable(key);
+    if (keyProblem) return { path: at, msg: keyProblem.replace('String', 'Key') };
+    const found = findUnstorable(child, at);
     if (found) return found;
   }
   return undefined;
@@ -160,11 +176,8 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, s
     const msg = 'Input should be a valid dictionary or object to extract fields from';
     throw new ValidationError([{ loc: [source], msg, type: 'model_attributes_type', input: raw }]);
   }
-  const nulAt = findNul(raw);
-  if (nulAt) {
-    const msg = 'String should not contain NUL characters';
-    throw new ValidationError([{ loc: [source, ...nulAt], msg, type: 'string_pattern_mismatch', input: valueAt(raw, nulAt) }]);
-  }
+  const bad = findUnstorable(raw);
+  if (bad) throw new ValidationError([{ loc: [source, ...bad.path], msg: bad.msg, type: 'string_pattern_mismatch', input: valueAt(raw, bad.path) }]);
   const result = v.safeParse(schema, raw);
   if (result.success) return result.output;
   throw new ValidationError(toValidationIssues(result.issues as AnyIssue[], source, raw));
