@@ -35,6 +35,15 @@ describe('agentctl', () => {
     expect(dag.stdout).toContain('plan: q1 What is 2+2 | q2 what is 3*3');
   });
 
+  it('runs as the command the README names after a plain build: the compiled file is executable, and npx finds it', async () => {
+    const direct = await run(cli, ['help'], { env: { ...process.env, ...stack.env } }).catch((err: { code?: unknown; stderr?: string; stdout?: string }) => err);
+    expect(String(direct.stderr ?? '') + String(direct.stdout ?? '')).toMatch(/usage|agentctl/i);
+    expect(String(direct.stderr ?? '')).not.toMatch(/Permission denied|EACCES/);
+    const viaNpx = await run('npx', ['--no-install', 'agentctl', 'help'], { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...process.env, ...stack.env } }).catch((err: { stderr?: string; stdout?: string }) => err);
+    expect(String(viaNpx.stderr ?? '')).not.toMatch(/Permission denied/);
+    expect(String(viaNpx.stderr ?? '') + String(viaNpx.stdout ?? '')).toMatch(/usage|agentctl/i);
+  });
+
   it('reports a clear error and a non-zero exit for bad input', async () => {
     await expect(agentctl(['users:create', '--email', 'x@y.z'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--password') });
     await expect(agentctl(['keys:create', '--email', 'nobody@example.test', '--name', 'n', '--scopes', 'root'])).rejects.toMatchObject({ stderr: expect.stringContaining('--scopes') });
