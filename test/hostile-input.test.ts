@@ -301,8 +301,21 @@ describe('hostile input over every route', () => {
       expect(query.status).toBe(422);
       expect(query.body.detail[0].loc).toEqual(['query', 'after']);
     }
-    // The largest id Redis can hold is well-formed: the unknown run answers 404.
-    expect((await app.request('GET', `${run}?after=18446744073709551615-18446744073709551615`, { token })).status).toBe(404);
+    // An id of now is well-formed: the unknown run answers 404.
+    expect((await app.request('GET', `${run}?after=${Date.now()}-0`, { token })).status).toBe(404);
+  });
+
+  it('event ids from the future (the edge of 64 bits included) → 422 at once, not a stream that never starts (issue 22 audit)', async () => {
+    const started = await app.request('POST', '/api/runs', { token, body: { mode: 'react', q: 'hi' } });
+    const events = `/api/runs/${started.body.run_id}/events`;
+    for (const id of ['18446744073709551615-184', '18446744073709551615-18446744073709551615', `${Date.now() + 2 * 24 * 3600 * 1000}-0`]) {
+      const query = await app.request('GET', `${events}?after=${id}`, { token });
+      expect(query.status).toBe(422);
+      expect(query.body.detail[0]).toMatchObject({ loc: ['query', 'after'], msg: expect.stringContaining('in the future') });
+      const header = await app.request('GET', events, { token, headers: { 'last-event-id': id } });
+      expect(header.status).toBe(422);
+      expect(header.body.detail[0].loc).toEqual(['header', 'last-event-id']);
+    }
   });
 
   it('extreme numbers in query strings → 422', async () => {

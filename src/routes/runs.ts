@@ -12,11 +12,19 @@ const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;
 const MAX_U64 = 2n ** 64n - 1n;
 /** Checks run on even when the pattern failed (valibot reports every issue), so this one reads the pattern again. */
 const fitsRedis = (id: string) => EVENT_ID.exec(id)?.slice(1).every((part) => BigInt(part) <= MAX_U64) ?? true;
-/** A Redis stream entry id, as sent in each event's `id:` line: two unsigned 64-bit numbers. */
+/** Clocks differ; a day ahead is past any skew, and an id further ahead names no event of any run. */
+const FUTURE_SLACK_MS = 24 * 3600 * 1000;
+/** Event ids begin with the Redis time (ms) they were written at: one from the future was never sent, and would wait forever. */
+const notFromTheFuture = (id: string) => {
+  const ms = EVENT_ID.exec(id)?.[1];
+  return ms === undefined || BigInt(ms) <= BigInt(Date.now() + FUTURE_SLACK_MS);
+};
+/** A Redis stream entry id, as sent in each event's `id:` line: two unsigned 64-bit numbers, the first a time not in the future. */
 const eventId = v.pipe(
   v.string(),
   v.regex(EVENT_ID, 'String should be an event id like 1700000000000-0'),
   v.check(fitsRedis, 'each part of an event id must fit in 64 bits'),
+  v.check(notFromTheFuture, 'an event id names the time its event was written: this one is in the future, so no event has it'),
 );
 const EventsQuery = v.object({ after: v.optional(eventId) });
 const ReadQuery = v.object({ wait: v.optional(integerText({ min: 0, max: 60 })) });
