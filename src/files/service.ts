@@ -8,8 +8,7 @@ import type { Pagination } from '../http/validation.js';
 import { NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.js';
 import { ImageRejected, type ImageProcessor, type InspectedImage } from './images.js';
 import type { FileStorage } from './storage.js';
-import type { Attachment, AttachmentView } from './attachments.js';
-import { attachmentView } from './attachments.js';
+import { attachmentView, type Attachment, type AttachmentView } from './attachments.js';
 
 /** What an upload hands the service: the client's name for the file and its bytes. */
 export interface IncomingFile {
