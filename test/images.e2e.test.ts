@@ -28,15 +28,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const api = async (method: string, path: string, body?: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = (method: string, path: string, body?: unknown) => stack.api(key, method, path, body);
 
 async function upload(bytes: Buffer, filename: string): Promise<{ id: string; filename: string; width: number; height: number; content_type: string; size_bytes: number }> {
   const form = new FormData();

@@ -30,15 +30,7 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const api = async (method: string, path: string, body?: unknown, token = key) => {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = (method: string, path: string, body?: unknown, token = key) => stack.api(token, method, path, body);
 
 const upload = async (kbId: string, name: string, content: Buffer, type = 'application/octet-stream') => {
   const form = new FormData();

@@ -22,15 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const api = async (method: string, path: string, token: string, body?: unknown) => {
-  const res = await fetch(`${stack.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-};
+const api = (method: string, path: string, token: string, body?: unknown) => stack.api(token, method, path, body);
 
 const upload = async (kbId: string, name: string, content: string | Buffer, type = 'text/plain') => {
   const form = new FormData();

@@ -143,6 +143,17 @@ export class Stack {
     return { user, key };
   }
 
+  /** A JSON request to the first web as `token`: the status and the parsed body. */
+  async api(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+
   async stop(): Promise<void> {
     for (const url of this.urls) forgetContract(url);
     await Promise.all([...this.webs, ...this.workers].map((p) => p.stop()));
