@@ -57,7 +57,7 @@ export class FileService {
     this.inFlight++;
     try {
       // A user already at the quota is refused before the body is read.
-      await this.reserve(this.knex, userId, 0);
+      if ((await this.usedBytes(userId)) >= this.config.quotaBytes) throw this.overQuota();
       const incoming = await read();
       const image = await this.images.inspect(incoming.bytes).catch((err: unknown) => {
         throw err instanceof ImageRejected ? refusal(err) : err;
@@ -89,19 +89,24 @@ export class FileService {
     });
   }
 
-  /** Adds `bytes` to the user's usage unless that passes the quota (413 naming it); 0 only checks. */
-  private async reserve(db: Knex, userId: string, bytes: number): Promise<void> {
-    const quota = this.config.quotaBytes;
-    const { rows } = await db.raw(
+  /** Adds `bytes` to the user's usage unless that passes the quota (413 naming it). */
+  private async reserve(trx: Knex.Transaction, userId: string, bytes: number): Promise<void> {
+    const { rows } = await trx.raw(
       `insert into file_usage as u (user_id, bytes) values (?, ?)
        on conflict (user_id) do update set bytes = u.bytes + excluded.bytes where u.bytes + excluded.bytes <= ?
        returning bytes`,
-      [userId, bytes, quota],
+      [userId, bytes, this.config.quotaBytes],
     );
-    const used = rows.length > 0 ? Number(rows[0].bytes) : Infinity;
-    if (bytes === 0 ? used >= quota : used > quota) {
-      throw new PayloadTooLargeError(`Your files would exceed your quota of ${quota} bytes (FILE_QUOTA_BYTES); delete some first`);
-    }
+    if (rows.length === 0 || Number(rows[0].bytes) > this.config.quotaBytes) throw this.overQuota();
+  }
+
+  private async usedBytes(userId: string): Promise<number> {
+    const row = await this.knex('file_usage').first('bytes').where({ user_id: userId });
+    return Number(row?.bytes ?? 0);
+  }
+
+  private overQuota(): PayloadTooLargeError {
+    return new PayloadTooLargeError(`Your files would exceed your quota of ${this.config.quotaBytes} bytes (FILE_QUOTA_BYTES); delete some first`);
   }
 
   list(userId: string, page: Pagination) {
