@@ -21,4 +21,4 @@ export function attachmentView(attachment: Attachment, exists: boolean): Attachm
 }
 
 /** `cat.png (PNG, 640×480)`: how the local model names an image it was shown. */
-export const describeImage = (a: Attachment) => `${a.filename} (${IMAGE_TYPES[a.content_type]}, ${a.width}×${a.height})`;
+export const describeImage = (a: Attachment) => `${a.filename} (${IMAGE_TYPES[a.content_type].name}, ${a.width}×${a.height})`;

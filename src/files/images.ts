@@ -3,8 +3,13 @@ import { fileTypeFromBuffer } from 'file-type';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { FilesConfig } from '../config.js';
 
-/** The image types a file may be (DESIGN §15), with the name people know them by. */
-export const IMAGE_TYPES = { 'image/png': 'PNG', 'image/jpeg': 'JPEG', 'image/webp': 'WebP', 'image/gif': 'GIF' } as const;
+/** The image types a file may be (DESIGN §15), with the name people know them by and their usual extension. */
+export const IMAGE_TYPES = {
+  'image/png': { name: 'PNG', extension: 'png' },
+  'image/jpeg': { name: 'JPEG', extension: 'jpg' },
+  'image/webp': { name: 'WebP', extension: 'webp' },
+  'image/gif': { name: 'GIF', extension: 'gif' },
+} as const;
 export type ImageType = keyof typeof IMAGE_TYPES;
 
 const isImageType = (mime: string | undefined): mime is ImageType => mime !== undefined && mime in IMAGE_TYPES;

@@ -6,7 +6,7 @@ import type { StoredFile } from '../db/file-models.js';
 import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
 import { NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.js';
-import { ImageRejected, type ImageProcessor, type InspectedImage } from './images.js';
+import { IMAGE_TYPES, ImageRejected, type ImageType, type ImageProcessor, type InspectedImage } from './images.js';
 import type { FileStorage } from './storage.js';
 import { attachmentView, type Attachment, type AttachmentView } from './attachments.js';
 
@@ -22,12 +22,10 @@ function refusal(err: ImageRejected): Error {
   return new ValidationError([{ loc: ['body', 'file'], msg: `Value error, ${err.message}`, type: err.reason === 'too_many_pixels' ? 'image_too_large' : 'image_unreadable', input: null }]);
 }
 
-const EXTENSIONS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
-
 /** The client's file name without its directories or control characters, at most 255 characters; a name for a nameless one. */
-export function cleanFilename(raw: string, contentType: string): string {
+export function cleanFilename(raw: string, contentType: ImageType): string {
   const base = path.posix.basename(raw.replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').normalize('NFC').trim();
-  return [...base].slice(0, 255).join('') || `image.${EXTENSIONS[contentType] ?? 'bin'}`;
+  return [...base].slice(0, 255).join('') || `image.${IMAGE_TYPES[contentType].extension}`;
 }
 
 /**
