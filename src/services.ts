@@ -25,6 +25,7 @@ import type { SseStream } from './http/sse.js';
 import { Sealer } from './crypto/sealed.js';
 import { ConnectorService } from './connectors/service.js';
 import { AgentService } from './agents/service.js';
+import type { LookupFunction } from './net/outbound.js';
 import { ConversationService } from './conversations/service.js';
 import { AuditLog } from './audit/log.js';
 import { UserAdminService } from './admin/users.js';
@@ -57,6 +58,8 @@ export interface Clients extends IdentityClients {
 
 export interface ServiceOptions {
   throttle?: ThrottleLimits;
+  /** Name resolution for save-time destination checks (agents' gateway mcp servers); the system resolver when absent. */
+  lookup?: LookupFunction;
 }
 
 /** Users, keys and sessions: all that the CLI and first boot need. */
@@ -98,7 +101,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
   const connectors = new ConnectorService(knex, models, sealer, { outbound: clients.config.outbound, timeoutMs: clients.config.connectors.timeoutMs }, audit);
   const { model, outbound } = clients.config;
-  const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound });
+  const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup });
   const runReports = new RunReports(knex, models);
   const queues = [queue, ingestQueue, webhookQueue];
   const queueStats = new QueueStats(queues);

@@ -1,6 +1,7 @@
 import type dns from 'node:dns';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { guardedLookup, OutboundClient, refusedAddressReason, urlProblem, type LookupFunction } from '../src/net/outbound.js';
+import { destinationProblem, guardedLookup, OutboundClient, refusedAddressReason, urlProblem, type LookupFunction } from '../src/net/outbound.js';
 import { LocalServer } from './support/mcp-server.js';
 import { loadConfig } from '../src/config.js';
 
@@ -92,6 +93,77 @@ describe('save-time URL check', () => {
     for (const url of ['https://tools.example.com/mcp', 'http://8.8.8.8/', 'https://[2606:4700::1111]/', 'http://localhost:3000/']) {
       expect(urlProblem(url, closed)).toBeUndefined();
     }
+  });
+});
+
+describe('save-time check of a destination someone else connects to (destinationProblem)', () => {
+  type Answer = (name: string, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+  /** A resolver driven by `answer`; every name it is asked is kept. */
+  const resolver = (answer: Answer) => {
+    const asked: string[] = [];
+    const lookup = ((name: string, options: dns.LookupOptions, callback: Parameters<Answer>[1]) => {
+      asked.push(name);
+      expect(options.all).toBe(true);
+      answer(name, callback);
+    }) as unknown as LookupFunction;
+    return { asked, lookup };
+  };
+  const fixed = (...addresses: string[]) => resolver((_name, callback) => callback(null, addresses.map((address) => ({ address, family: net.isIP(address) }))));
+  const failing = (code: string) => resolver((name, callback) => callback(Object.assign(new Error(`getaddrinfo ${code} ${name}`), { code }), []));
+
+  it('names are resolved, and any non-public address refuses the destination', async () => {
+    expect(await destinationProblem('https://tools.example.com/mcp', closed, fixed('93.184.215.14', '2606:4700::1111').lookup)).toBeUndefined();
+    expect(await destinationProblem('https://tools.example.com/mcp', closed, fixed('93.184.215.14', '100.64.0.1').lookup)).toBe(
+      'must not point to a non-public address: tools.example.com resolves to 100.64.0.1 (carrier-grade NAT)',
+    );
+    expect(await destinationProblem('http://x.nip.io/', closed, fixed('169.254.169.254', 'fd00:ec2::254').lookup)).toContain(
+      'resolves to 169.254.169.254 (link-local), fd00:ec2::254 (unique local (private))',
+    );
+  });
+
+  it.each(['localhost', 'LocalHost.', 'a.b.localhost', 'metadata.google.internal', 'host.docker.internal', 'printer.local', 'nas.home.arpa', 'localhost.localdomain', 'metadata', 'redis'])(
+    '%s is refused without asking the resolver',
+    async (host) => {
+      const { asked, lookup } = fixed('93.184.215.14');
+      expect(await destinationProblem(`http://${host}:8080/mcp`, closed, lookup)).toMatch(/^must not point to a non-public host: \S+ is a /);
+      expect(asked).toEqual([]);
+    },
+  );
+
+  it('a name that does not resolve, or resolves to nothing, is refused', async () => {
+    expect(await destinationProblem('https://nowhere.example.com/', closed, failing('ENOTFOUND').lookup)).toBe('must name a host that resolves: nowhere.example.com does not resolve');
+    expect(await destinationProblem('https://nowhere.example.com/', closed, failing('ENODATA').lookup)).toContain('does not resolve');
+    expect(await destinationProblem('https://nowhere.example.com/', closed, fixed().lookup)).toContain('does not resolve');
+  });
+
+  it('a resolver that fails, throws or stays silent past the timeout: refused, as not checked', async () => {
+    expect(await destinationProblem('https://tools.example.com/', closed, failing('EAI_AGAIN').lookup)).toBe('could not be checked: resolving tools.example.com failed (EAI_AGAIN); try again');
+    const throwing = resolver(() => {
+      throw new TypeError('boom');
+    });
+    expect(await destinationProblem('https://tools.example.com/', closed, throwing.lookup)).toContain('could not be checked');
+    const silent = resolver(() => {});
+    const started = performance.now();
+    expect(await destinationProblem('https://tools.example.com/', closed, silent.lookup, 50)).toBe('could not be checked: resolving tools.example.com took longer than 0.05 s; try again');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('IP literals and malformed URLs are judged as urlProblem judges them, without a lookup', async () => {
+    const { asked, lookup } = fixed('127.0.0.1');
+    expect(await destinationProblem('http://169.254.169.254/latest/meta-data/', closed, lookup)).toBe(urlProblem('http://169.254.169.254/latest/meta-data/', closed));
+    expect(await destinationProblem('http://[::1]/', closed, lookup)).toContain('(::1)');
+    expect(await destinationProblem('http://8.8.8.8/', closed, lookup)).toBeUndefined();
+    expect(await destinationProblem('ftp://example.com/', closed, lookup)).toBe('must use http or https');
+    expect(asked).toEqual([]);
+  });
+
+  it('where private destinations are allowed, nothing is resolved and local names pass', async () => {
+    const { asked, lookup } = fixed('127.0.0.1');
+    for (const url of ['http://localhost:8080/', 'http://metadata.google.internal/', 'http://tools.example.com/', 'http://127.0.0.1/']) {
+      expect(await destinationProblem(url, open, lookup)).toBeUndefined();
+    }
+    expect(await destinationProblem('ftp://example.com/', open, lookup)).toBe('must use http or https');
+    expect(asked).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { ToolApproval } from '../shared/tools.js';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { generationSettings, settingsProblems, type GatewayTool, type StoredSettings } from '../shared/model-settings.js';
 import type { GatewayConfig } from '../config.js';
-import { urlProblem, type OutboundPolicy } from '../net/outbound.js';
+import { destinationProblem, type LookupFunction, type OutboundPolicy } from '../net/outbound.js';
 import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
 import type { KnowledgeService } from '../knowledge/service.js';
@@ -29,7 +29,8 @@ export class AgentService {
     private readonly models: Models,
     private readonly knowledge: KnowledgeService,
     private readonly connectors: ConnectorService,
-    private readonly config: { defaultModel: string; gateway: GatewayConfig; outbound: OutboundPolicy },
+    /** `lookup`: name resolution for the save-time check of mcp servers; the system resolver unless a test supplies another. */
+    private readonly config: { defaultModel: string; gateway: GatewayConfig; outbound: OutboundPolicy; lookup?: LookupFunction },
   ) {}
 
   list(userId: string, page: Pagination) {
@@ -42,10 +43,14 @@ export class AgentService {
 
   async create(userId: string, input: NewAgent): Promise<Agent> {
     const agent = { ...input, model: input.model ?? this.config.defaultModel };
-    const [kbs, connectors] = await Promise.all([this.knowledge.foreign(userId, agent.knowledge_base_ids), this.connectors.foreign(userId, agent.connector_ids)]);
+    const [kbs, connectors, toolIssues] = await Promise.all([
+      this.knowledge.foreign(userId, agent.knowledge_base_ids),
+      this.connectors.foreign(userId, agent.connector_ids),
+      this.gatewayToolIssues(agent.gateway_tools),
+    ]);
     const problems = [
       ...this.settingsIssues(agent),
-      ...this.gatewayToolIssues(agent.gateway_tools),
+      ...toolIssues,
       ...kbs.map((id) => issue(['knowledge_base_ids', agent.knowledge_base_ids.indexOf(id)], 'no such knowledge base', id)),
       ...connectors.map((id) => issue(['connector_ids', agent.connector_ids.indexOf(id)], 'no such connector', id)),
     ];
@@ -60,11 +65,16 @@ export class AgentService {
     return settingsProblems(agent.model, generationSettings(agent), gateway.families, Boolean(gateway.url)).map(({ field, message }) => issue([field], message, field === 'model' ? agent.model : agent[field]));
   }
 
-  /** An `mcp` tool's server is called by the gateway on the agent's behalf: the outbound policy (DESIGN §8) applies to its address. */
-  private gatewayToolIssues(tools: GatewayTool[]): ValidationIssue[] {
+  /**
+   * An `mcp` tool's server is called by the gateway on the agent's behalf, so our connect-time check never sees it: the
+   * outbound policy (DESIGN §8) applies to its address when saved, a name resolved then (`destinationProblem`).
+   */
+  private async gatewayToolIssues(tools: GatewayTool[]): Promise<ValidationIssue[]> {
+    const { outbound, lookup } = this.config;
+    const problems = await Promise.all(tools.map((tool) => (tool.type === 'mcp' ? destinationProblem(tool.server_url, outbound, lookup) : undefined)));
     return tools.flatMap((tool, index) => {
-      const problem = tool.type === 'mcp' ? urlProblem(tool.server_url, this.config.outbound) : undefined;
-      return problem ? [issue(['gateway_tools', index, 'server_url'], problem, tool.type === 'mcp' ? tool.server_url : undefined)] : [];
+      const problem = problems[index];
+      return problem && tool.type === 'mcp' ? [issue(['gateway_tools', index, 'server_url'], problem, tool.server_url)] : [];
     });
   }
 }

@@ -8,7 +8,8 @@ import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher } from 'un
  * gateway `mcp` tools later). http/https only; unless private destinations are allowed, loopback, private,
  * link-local, CGNAT, unspecified and other non-public addresses are refused — at save time for IP literals, and at
  * connect time on the address actually connected to (a name is resolved once, checked, and that address is used, so
- * DNS rebinding cannot slip through); redirects are never followed.
+ * DNS rebinding cannot slip through); redirects are never followed. A destination someone else connects to (a gateway
+ * `mcp` tool's server) cannot be checked at connect time, so `destinationProblem` also resolves its name when saved.
  */
 
 export interface OutboundPolicy {
@@ -92,7 +93,8 @@ export function ipLiteralOf(url: URL): string | undefined {
 
 /**
  * The save-time check of a destination URL: what is wrong with it, or undefined. Names are not resolved here
- * (an answer now proves nothing about the address used later); IP literals are judged at once.
+ * (an answer now proves nothing about the address used later; `destinationProblem` resolves them for destinations
+ * we never connect to ourselves); IP literals are judged at once.
  */
 export function urlProblem(text: string, policy: OutboundPolicy): string | undefined {
   let url: URL;
@@ -108,13 +110,95 @@ export function urlProblem(text: string, policy: OutboundPolicy): string | undef
   return reason ? `must not point to a ${reason} address (${literal})` : undefined;
 }
 
+/** How long the save-time check of a name waits for the resolver; past it the save is refused (it could not be checked). */
+export const RESOLVE_TIMEOUT_MS = 3000;
+
+/**
+ * Names that are local by definition, judged without asking a resolver: localhost (RFC 6761), mDNS's .local
+ * (RFC 6762), .internal (reserved for private use; cloud metadata such as metadata.google.internal), .home.arpa
+ * (RFC 8375) and .localdomain.
+ */
+const LOCAL_NAMES: [string, string][] = [
+  ['localhost', 'a loopback name'],
+  ['local', 'a link-local (mDNS) name'],
+  ['internal', 'a private-use name (.internal)'],
+  ['home.arpa', 'a home-network name (.home.arpa)'],
+  ['localdomain', 'a local-network name (.localdomain)'],
+];
+
+/** Why a host name can only mean a local machine, or undefined; a single-label name resolves only through a local network's search domains. */
+function localNameReason(host: string): string | undefined {
+  const known = LOCAL_NAMES.find(([suffix]) => host === suffix || host.endsWith(`.${suffix}`));
+  if (known) return known[1];
+  return host.includes('.') ? undefined : 'a single-label name, meaningful only on a local network';
+}
+
+/** Resolver answers that mean the name has no address (as opposed to a resolver that failed). */
+const NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA']);
+
+class ResolveTimeout extends Error {}
+
+/** Every address a name resolves to, or the resolver's error; a resolver silent past `timeoutMs` is a ResolveTimeout. */
+function resolveAll(host: string, lookup: LookupFunction, timeoutMs: number): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ResolveTimeout()), timeoutMs);
+    const settle = (err: Error | null, addresses?: LookupAddress[]) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(addresses ?? []);
+    };
+    try {
+      lookup(host, { all: true }, (err, addresses) => settle(err, addresses));
+    } catch (err) {
+      settle(err as Error);
+    }
+  });
+}
+
+/**
+ * The save-time check of a destination that someone else connects to (a gateway `mcp` tool's server: the gateway calls
+ * it, so the connect-time check never sees it). Beyond `urlProblem`: unless private destinations are allowed, a name
+ * that is local by definition is refused as is, and any other name is resolved (every address, within `timeoutMs`)
+ * and refused if ANY address is not public, if it does not resolve (the gateway could not reach it either), or if
+ * it could not be checked. An answer now proves nothing about later answers (a rebinding name passes); it stops
+ * the plain cases: names of metadata services, localhost, and wildcard DNS such as 169.254.169.254.nip.io.
+ */
+export async function destinationProblem(
+  text: string,
+  policy: OutboundPolicy,
+  lookup: LookupFunction = dns.lookup,
+  timeoutMs = RESOLVE_TIMEOUT_MS,
+): Promise<string | undefined> {
+  const problem = urlProblem(text, policy);
+  if (problem || policy.allowPrivate) return problem;
+  const url = new URL(text);
+  if (ipLiteralOf(url)) return undefined; // judged by urlProblem
+  const host = url.hostname.replace(/\.+$/, '');
+  const local = localNameReason(host);
+  if (local) return `must not point to a non-public host: ${host} is ${local}`;
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolveAll(host, lookup, timeoutMs);
+  } catch (err) {
+    if (err instanceof ResolveTimeout) return `could not be checked: resolving ${host} took longer than ${timeoutMs / 1000} s; try again`;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code && NOT_FOUND.has(code)) return `must name a host that resolves: ${host} does not resolve`;
+    return `could not be checked: resolving ${host} failed (${code ?? 'resolver error'}); try again`;
+  }
+  if (addresses.length === 0) return `must name a host that resolves: ${host} does not resolve`;
+  const refused = addresses.flatMap(({ address }) => {
+    const reason = refusedAddressReason(address);
+    return reason ? [`${address} (${reason})`] : [];
+  });
+  return refused.length > 0 ? `must not point to a non-public address: ${host} resolves to ${refused.join(', ')}` : undefined;
+}
+
 function refuse(address: string, policy: OutboundPolicy): OutboundRefusedError | undefined {
   if (policy.allowPrivate) return undefined;
   const reason = refusedAddressReason(address);
   return reason ? new OutboundRefusedError(`refused to connect to ${address}: a ${reason} address`) : undefined;
 }
 
-/** A dns.lookup that drops refused addresses, so the socket can only connect to an allowed one. */
 /** Where a destination points, for the audit log: the host only (a URL's path or query may carry a token). */
 export function hostOf(url: string): string | null {
   try {
@@ -133,6 +217,7 @@ export const outboundUrl = (policy: OutboundPolicy) =>
     v.check((url) => urlProblem(url, policy) === undefined, (issue) => urlProblem(String(issue.input), policy) ?? 'is not allowed'),
   );
 
+/** A dns.lookup that drops refused addresses, so the socket can only connect to an allowed one. */
 export function guardedLookup(policy: OutboundPolicy, lookup: LookupFunction = dns.lookup): LookupFunction {
   const guarded = (hostname: string, options: dns.LookupOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     lookup(hostname, { ...options, all: true }, (err, addresses) => {
