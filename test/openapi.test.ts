@@ -98,6 +98,18 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes query parameters as the integers and booleans their text spells, with bounds and defaults (DESIGN §16)', () => {
+    const query = (path: string, name: string) => document.paths[path]!.get.parameters.find((p: any) => p.in === 'query' && p.name === name)?.schema;
+    expect(query('/api/agents', 'page')).toEqual({ type: 'integer', minimum: 1, maximum: 999_999_999_999_999, default: 1 });
+    expect(query('/api/agents', 'size')).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    expect(query('/api/runs/{id}', 'wait')).toEqual({ type: 'integer', minimum: 0, maximum: 60 });
+    expect(query('/api/admin/users', 'is_active')).toEqual({ type: 'boolean' });
+    const parameters = Object.values(document.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? []));
+    // None is left described as the text of an integer (src/http/validation.ts's integerText) or of a boolean.
+    const asText = parameters.filter(({ schema }: any) => schema.pattern === String.raw`^[+-]?\d{1,15}$` || String(schema.enum) === 'true,false');
+    expect(asText).toEqual([]);
+  });
+
   it('states who may call each operation and what errors it answers (DESIGN §4)', () => {
     const { securitySchemes, responses } = document.components;
     expect(Object.values(securitySchemes).map((s: any) => s.scheme)).toEqual(['bearer', 'bearer']);

@@ -1,7 +1,8 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { MediaResponse, Route } from './route.js';
 import { errorBodies, namedRecords } from './openapi-records.js';
+import type { SpellsMetadata } from './validation.js';
 
 /**
  * The OpenAPI 3.1 document (DESIGN §12), derived from the route declarations: the same valibot
@@ -76,12 +77,29 @@ export function errorStatuses(route: Route): number[] {
 /** Koa's `/api/agents/:id` as OpenAPI's `/api/agents/{id}`. */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
+/**
+ * A parameter whose text spells an integer or a boolean (its `spells` metadata, src/http/validation.ts)
+ * is described as that type, with the default the handler receives when the parameter is absent.
+ */
+function spelledSchema(entry: Schema | undefined): Json | undefined {
+  if (!entry) return undefined;
+  const optional = entry.type === 'optional' ? (entry as v.OptionalSchema<Schema, unknown>) : undefined;
+  const { spells } = v.getMetadata(optional?.wrapped ?? entry) as SpellsMetadata;
+  if (!spells) return undefined;
+  return optional?.default === undefined ? { ...spells } : { ...spells, default: v.parse(entry, undefined) };
+}
+
+/** A parameters schema is an object, alone or first in a pipe of checks (a pipe carries its first schema's entries). */
+const entriesOf = (schema: Schema) => ('entries' in schema ? (schema.entries as Record<string, Schema>) : {});
+
 function parameters(schema: Schema | undefined, location: 'path' | 'query' | 'header'): Json[] {
   if (!schema) return [];
   const object = jsonSchema(schema, requestConfig) as { properties?: Record<string, Json>; required?: string[] };
+  const entries = entriesOf(schema);
   return Object.entries(object.properties ?? {}).map(([name, property]) => {
     const { description, ...rest } = property;
-    const parameter: Json = { name, in: location, required: location === 'path' || (object.required ?? []).includes(name), schema: rest };
+    const described = spelledSchema(entries[name]) ?? rest;
+    const parameter: Json = { name, in: location, required: location === 'path' || (object.required ?? []).includes(name), schema: described };
     if (description) parameter.description = description;
     return parameter;
   });
@@ -170,7 +188,8 @@ function components(routes: Route[]): Json {
   };
 }
 
-export function openApiDocument(routes: Route[]): Json {
+export function openApiDocument(allRoutes: Route[]): Json {
+  const routes = allRoutes.filter((route) => !route.undocumented);
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);

@@ -74,8 +74,10 @@ export interface RouteSpec<A extends Access, P, Q, H, B> {
   body?: B;
   /** The usual success status (200 unless said). */
   status?: number;
-  /** The handler writes the response itself (a server-sent-events stream). */
+  /** The handler may write the response itself (a server-sent-events stream): it then returns nothing. */
   streams?: boolean;
+  /** Left out of the OpenAPI document: the OpenAI-compatible endpoints follow OpenAI's published contract instead (DESIGN §16). */
+  undocumented?: boolean;
   /** The handler reads the request body itself (multipart uploads); `body` then describes its JSON form only. */
   readsBody?: boolean;
   /** The handler takes a multipart/form-data upload of one file (`file`, optional `name`), beside the JSON `body` if one is declared. */
@@ -119,7 +121,7 @@ async function principalFor(ctx: AppContext, access: Access, authenticator: Auth
 }
 
 function respond(ctx: AppContext, route: Route, result: unknown): void {
-  if (route.streams) return;
+  if (route.streams && result === undefined) return;
   if (result instanceof Reply) {
     ctx.status = result.status;
     ctx.set(result.headers);

@@ -10,15 +10,29 @@ import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
 export type Source = 'body' | 'query' | 'path' | 'header';
 
 const INTEGER_TEXT = /^[+-]?\d{1,15}$/;
+/** The largest integer INTEGER_TEXT can spell. */
+const SPELLABLE = 10 ** 15 - 1;
 
-/** An integer carried as text (query strings, path segments). */
-export const integerText = (opts: { min?: number; max?: number }) =>
+/**
+ * Query strings, path segments and headers carry text. A schema whose text spells an integer or a
+ * boolean says so in its metadata (`spells`), and the OpenAPI document describes that type rather
+ * than the text (src/http/openapi.ts), so generated clients send numbers and booleans, no casts.
+ * Metadata is inert at runtime: validation is the pipe's alone.
+ */
+export type Spelled = { type: 'integer'; minimum: number; maximum: number } | { type: 'boolean' };
+export interface SpellsMetadata {
+  spells?: Spelled;
+}
+
+/** An integer carried as text; its bounds are described in the document as they are checked here. */
+export const integerText = ({ min = -SPELLABLE, max = SPELLABLE }: { min?: number; max?: number }) =>
   v.pipe(
     v.string(),
     v.regex(INTEGER_TEXT),
     v.transform(Number),
-    v.minValue(opts.min ?? Number.MIN_SAFE_INTEGER),
-    v.maxValue(opts.max ?? Number.MAX_SAFE_INTEGER),
+    v.minValue(min),
+    v.maxValue(max),
+    v.metadata({ spells: { type: 'integer', minimum: min, maximum: max } satisfies Spelled }),
   );
 
 export const paginationQuery = v.object({
@@ -187,7 +201,11 @@ export const validateBody = <S extends v.GenericSchema>(ctx: ParameterizedContex
   parseInput(schema, ctx.state.body, 'body');
 
 /** `true` or `false` in a query string. */
-export const booleanText = v.pipe(v.picklist(['true', 'false']), v.transform((text) => text === 'true'));
+export const booleanText = v.pipe(
+  v.picklist(['true', 'false']),
+  v.transform((text) => text === 'true'),
+  v.metadata({ spells: { type: 'boolean' } satisfies Spelled }),
+);
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const EARLIEST = Date.UTC(1970, 0, 1);
