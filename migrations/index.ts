@@ -11,6 +11,7 @@ import * as webhooks from './20261122_010_webhooks.js';
 import * as toolApproval from './20261122_011_tool_approval.js';
 import * as realKnowledge from './20261125_012_real_knowledge.js';
 import * as files from './20261125_013_files.js';
+import * as clientSampling from './20261125_014_client_sampling.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -30,6 +31,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261122_011_tool_approval': toolApproval,
   '20261125_012_real_knowledge': realKnowledge,
   '20261125_013_files': files,
+  '20261125_014_client_sampling': clientSampling,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

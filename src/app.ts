@@ -4,6 +4,7 @@ import type { Services } from './services.js';
 import { mountRoutes, type AppState, type Route } from './http/route.js';
 import { errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
 import { jsonBody } from './http/body.js';
+import { speaksOpenAi } from './http/openai-errors.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -14,6 +15,7 @@ import { agentRoutes } from './routes/agents.js';
 import { knowledgeBaseRoutes } from './routes/knowledge-bases.js';
 import { kbDocumentRoutes } from './routes/kb-documents.js';
 import { fileRoutes } from './routes/files.js';
+import { openAiRoutes } from './routes/openai.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { adminUserRoutes } from './routes/admin-users.js';
@@ -38,6 +40,7 @@ export function apiRoutes(services: Services): Route[] {
     ...knowledgeBaseRoutes(services),
     ...kbDocumentRoutes(services),
     ...fileRoutes(services),
+    ...openAiRoutes(services),
     ...connectorRoutes(services),
     ...webhookRoutes(services),
     ...adminUserRoutes(services),
@@ -72,7 +75,9 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.use(errorResponses());
   // The queue dashboard reads its own request bodies (bull-board's actions, the login form), so it comes before JSON parsing.
   app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
-  app.use(jsonBody(services.config.bodyLimitBytes));
+  // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
+  const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
+  app.use(jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes)));
   app.use(methodsAllowed(routers));
   for (const router of routers) app.use(router.routes());
   return app;

@@ -442,3 +442,40 @@ describe('tool approval with a gateway model (DESIGN §11)', () => {
     expect(gateway.requestsFor(model)).toHaveLength(2);
   });
 });
+
+describe("an OpenAI client's sampling parameters (DESIGN §16)", () => {
+  const complete = (agentId: string, extra: Record<string, unknown>) =>
+    fetch(`${stack.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: `agent:${agentId}`, messages: [{ role: 'user', content: 'Say hello' }], ...extra }),
+    });
+  const sampling = { temperature: 0.3, top_p: 0.8, stop: ['END'], seed: 11, presence_penalty: 0.1, frequency_penalty: 0.2 };
+
+  it('reach each format as it spells them; max_tokens only lowers the agent’s limit', async () => {
+    const formats = [
+      { api_format: 'chat', frames: chat.text(['Hi']), expected: { ...sampling, max_tokens: 50 } },
+      { api_format: 'responses', frames: responses.text(['Hi']), expected: { temperature: 0.3, top_p: 0.8, max_output_tokens: 50 } },
+      { api_format: 'native', frames: native.text(['Hi']), expected: { generationConfig: expect.objectContaining({ temperature: 0.3, topP: 0.8, stopSequences: ['END'], seed: 11, presencePenalty: 0.1, frequencyPenalty: 0.2, maxOutputTokens: 50 }) } },
+    ];
+    for (const { api_format, frames, expected } of formats) {
+      const { id, model } = await agent({ api_format, max_tokens: 100 });
+      gateway.script(model, { frames }, { frames });
+      expect((await complete(id, { ...sampling, max_tokens: 50 })).status).toBe(200);
+      expect(gateway.requestsFor(model)[0]!.body).toMatchObject(expected);
+      expect((await complete(id, { max_tokens: 500 })).status).toBe(200);
+      const raised = gateway.requestsFor(model)[1]!.body;
+      expect(raised.max_tokens ?? raised.max_output_tokens ?? raised.generationConfig.maxOutputTokens).toBe(100);
+      expect(raised.temperature ?? raised.generationConfig?.temperature).toBeUndefined();
+    }
+  });
+
+  it('an agent that reasons keeps its own: only max_tokens applies', async () => {
+    const { id, model } = await agent({ reasoning_effort: 'high', max_tokens: 100 });
+    gateway.script(model, { frames: chat.text(['Hi']) });
+    expect((await complete(id, { ...sampling, max_completion_tokens: 40 })).status).toBe(200);
+    const [request] = gateway.requestsFor(model);
+    expect(request!.body).toMatchObject({ reasoning_effort: 'high', max_tokens: 40 });
+    for (const name of Object.keys(sampling)) expect(request!.body).not.toHaveProperty(name);
+  });
+});

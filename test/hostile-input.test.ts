@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRouters, apiRoutes } from '../src/app.js';
+import { speaksOpenAi } from '../src/http/openai-errors.js';
 import { startTestApp, type Response, type TestApp } from './support/app.js';
 
 /**
@@ -47,22 +48,44 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-/** A documented error body: DESIGN §4's {error, message}, or FastAPI's 422 {detail: [...]}. */
-function documentedError(res: Response): string | undefined {
+/** A JSON-RPC error response: `{jsonrpc: "2.0", error: {code, message}, id}`. */
+const isJsonRpcError = (body: unknown) => {
+  const { jsonrpc, error } = (body ?? {}) as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } };
+  return jsonrpc === '2.0' && typeof error?.code === 'number' && typeof error.message === 'string';
+};
+
+/**
+ * A documented error body: DESIGN §4's {error, message}, or FastAPI's 422 {detail: [...]}; on
+ * /v1/* OpenAI's {error: {message, type, code}} with the same statuses (DESIGN §16); on /mcp a JSON-RPC error too.
+ */
+function documentedError(res: Response, path = ''): string | undefined {
   if (res.status >= 500) return `answered ${res.status}: ${res.text.slice(0, 200)}`;
   if (res.status < 400) return `answered ${res.status}: hostile input was accepted`;
   if (!(res.headers.get('content-type') ?? '').startsWith('application/json')) return `answered ${res.status} as ${res.headers.get('content-type')}`;
   if (res.headers.get('x-content-type-options') !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
-  if (res.status === 422) {
+  if (speaksOpenAi(path)) {
+    const error = (res.body as { error?: { message?: unknown; type?: unknown; code?: unknown } }).error;
+    if (typeof error?.message !== 'string' || typeof error.type !== 'string' || typeof error.code !== 'string') return `${res.status} without OpenAI's {error: {message, type, code}}: ${res.text.slice(0, 200)}`;
+  } else if (path === '/mcp' && isJsonRpcError(res.body)) {
+    // The MCP SDK's transport refuses what is not MCP (wrong Accept or Content-Type, malformed JSON-RPC) in JSON-RPC's shape.
+  } else if (res.status === 422) {
     const detail = (res.body as { detail?: { loc?: unknown; msg?: unknown; type?: unknown }[] }).detail;
     const wellFormed = Array.isArray(detail) && detail.length > 0 && detail.every((d) => Array.isArray(d.loc) && typeof d.msg === 'string' && typeof d.type === 'string');
     return wellFormed ? undefined : `422 without a FastAPI detail list: ${res.text.slice(0, 200)}`;
+  } else {
+    const body = res.body as { error?: unknown; message?: unknown };
+    if (typeof body?.error !== 'string' || typeof body?.message !== 'string') return `${res.status} without {error, message}: ${res.text.slice(0, 200)}`;
   }
-  const body = res.body as { error?: unknown; message?: unknown };
-  if (typeof body?.error !== 'string' || typeof body?.message !== 'string') return `${res.status} without {error, message}: ${res.text.slice(0, 200)}`;
   if ((res.status === 429 || res.status === 503) && !res.headers.get('retry-after')) return `${res.status} without Retry-After`;
   if (res.status === 401 && res.headers.get('www-authenticate') !== 'Bearer') return '401 without WWW-Authenticate: Bearer';
   return undefined;
+}
+
+/** An error body's code and message, whichever dialect the path speaks. */
+function errorOf(path: string, body: unknown): { error?: unknown; message?: unknown } | undefined {
+  if (!speaksOpenAi(path)) return body as { error?: unknown; message?: unknown } | undefined;
+  const error = (body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  return error && { error: error.code, message: error.message };
 }
 
 const fill = (path: string, value: string) => path.replace(/:[A-Za-z]+/g, value);
@@ -137,7 +160,7 @@ function rawExchange(request: string): Promise<{ status: number; headers: string
 
 async function failuresFor(path: string, method: string, options: Parameters<TestApp['request']>[2]): Promise<string[]> {
   const res = await app.request(method, path, options);
-  const problem = documentedError(res);
+  const problem = documentedError(res, path);
   return problem ? [`${method} ${path.slice(0, 80)}: ${problem}`] : [];
 }
 
@@ -155,7 +178,7 @@ describe('hostile input over every route', () => {
       for (const method of UNUSUAL_METHODS.filter((m) => !allowedHere.has(m))) {
         const res = await rawExchange(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
         const allow = new Set(/\r\nAllow: ([^\r]*)/i.exec(res.headers)?.[1]?.split(', '));
-        const body = res.body as { error?: unknown; message?: unknown } | undefined;
+        const body = errorOf(path, res.body);
         if (res.status !== 405) failures.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
         else if (![...allowedHere].every((m) => allow.has(m))) failures.push(`${method} ${path}: Allow is "${[...allow].join(', ')}"`);
         else if (body?.error !== 'method_not_allowed' || typeof body.message !== 'string') failures.push(`${method} ${path}: body ${JSON.stringify(body)}`);
@@ -251,7 +274,7 @@ describe('hostile input over every route', () => {
       for (const route of guarded) {
         for (const method of route.methods) {
           const res = await app.request(method, validPath(route.path), { headers, body: method === 'GET' ? undefined : {} });
-          const problem = documentedError(res) ?? (res.status === 401 || res.status === 422 ? undefined : `expected 401, got ${res.status}`);
+          const problem = documentedError(res, route.path) ?? (res.status === 401 || res.status === 422 ? undefined : `expected 401, got ${res.status}`);
           if (problem) failures.push(`${method} ${route.path} with ${header.name}: ${problem}`);
         }
       }
@@ -277,7 +300,7 @@ describe('hostile input over every route', () => {
       for (const headers of headerSets) {
         for (const query of ['', '?after=abc', '?after=1-0&after=2-0', '?page=1e400']) {
           const res = await app.request('GET', `${validPath(route.path)}${query}`, { token, headers });
-          const problem = documentedError(res);
+          const problem = documentedError(res, route.path);
           if (problem) failures.push(`GET ${route.path}${query} with ${JSON.stringify(headers).slice(0, 60)}: ${problem}`);
         }
       }

@@ -5,7 +5,8 @@ import { Superseded } from '../src/shared/errors.js';
 import { DEFAULT_TOOLS, type ToolApproval } from '../src/shared/tools.js';
 import type { DocMode } from '../src/shared/doc-modes.js';
 import { KNOWLEDGE_TOOL } from './knowledge/citations.js';
-import { DEFAULT_SETTINGS, LOCAL_MODEL } from '../src/shared/model-settings.js';
+import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../src/shared/model-settings.js';
+import type { Sampling } from '../src/shared/sampling.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { HistoryMessage, LoadedRun, RunStore } from '../src/shared/run-store.js';
@@ -104,7 +105,7 @@ export class RunExecutor {
     });
     claimed.catch(() => {});
     const started = Date.now();
-    const agent = agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode);
+    const agent = agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling);
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
     const ref = refOf(run);
@@ -294,13 +295,13 @@ export class RunExecutor {
   }
 }
 
-function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: DocMode | null): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
+function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: DocMode | null, sampling: Sampling | null): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
   // doc_mode `off`: no knowledge tools for this run (DESIGN §14).
   const knowledgeBaseIds = docMode === 'off' ? [] : (agent?.knowledge_base_ids ?? []);
   const tools: string[] = (agent?.tools ?? DEFAULT_TOOLS).filter((name) => docMode !== 'off' || name !== KNOWLEDGE_TOOL);
   return {
     model: agent?.model ?? defaultModel,
-    settings: agent?.generationSettings ?? DEFAULT_SETTINGS,
+    settings: withSampling(agent?.generationSettings ?? DEFAULT_SETTINGS, sampling),
     instructions: agent?.instructions ?? '',
     maxIterations: agent?.max_iterations ?? 8,
     knowledgeBaseIds,
@@ -314,6 +315,6 @@ function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: 
 
 /** Earlier turns of the conversation, oldest first, after the agent's instructions. */
 function transcript(history: HistoryMessage[], instructions: string): ChatMessage[] {
-  const messages: ChatMessage[] = history.map((m) => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: 'assistant', content: m.content }));
+  const messages = history.map((m): ChatMessage => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: m.role, content: m.content }));
   return instructions ? [{ role: 'system', content: instructions }, ...messages] : messages;
 }

@@ -9,6 +9,7 @@ import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSe
 import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
 import type { DocMode } from '../shared/doc-modes.js';
+import type { Sampling } from '../shared/sampling.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -159,6 +160,8 @@ export class Run extends Model {
   doc_mode!: DocMode | null;
   error!: { code: string; message: string } | null;
   usage!: Record<string, number> | null;
+  /** What an OpenAI-style client asked of the model calls (DESIGN §16); null for the platform's own endpoints. */
+  sampling!: Sampling | null;
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;
@@ -169,7 +172,7 @@ export class Run extends Model {
   handed_back!: boolean;
 
   static override get jsonAttributes() {
-    return ['error', 'usage', 'checkpoint'];
+    return ['error', 'usage', 'checkpoint', 'sampling'];
   }
 
   get isFinal(): boolean {
@@ -197,13 +200,16 @@ export class Run extends Model {
   }
 }
 
+export type MessageRole = 'user' | 'assistant' | 'system';
+
 export class Message extends Model {
   static override tableName = 'messages';
   id!: string;
   seq!: number;
   conversation_id!: string;
   run_id!: string | null;
-  role!: 'user' | 'assistant';
+  /** `system`: a chat client's own system prompt, kept with the history it sent (DESIGN §16). */
+  role!: MessageRole;
   content!: string;
   injected!: boolean;
   citations!: Citation[] | null;

@@ -8,7 +8,7 @@ import type { Pagination } from '../http/validation.js';
 /** The user's resource, or 404 naming what was looked for. */
 export async function findOwned<C extends typeof Model>(model: C, userId: string, id: string, what: string): Promise<InstanceType<C>> {
   const found = await model.query().findOne({ id, user_id: userId });
-  if (!found) throw new NotFoundError(`${what} not found`);
+  if (!found) throw new NotFoundError(`${what} not found`, what);
   return found as InstanceType<C>;
 }
 

@@ -29,9 +29,10 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
  * Reads JSON bodies into ctx.state.body with a size limit. Multipart uploads are left on the
  * stream for the route that wants them. Malformed JSON → 422 json_invalid (FastAPI's shape).
  */
-export function jsonBody(limitBytes: number): Middleware<AppState> {
+export function jsonBody(limitFor: (path: string) => number): Middleware<AppState> {
   return async (ctx, next) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return next();
+    const limitBytes = limitFor(ctx.path);
     let text: string;
     try {
       text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.get('content-length') || undefined });

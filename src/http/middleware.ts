@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { AppError, MethodNotAllowedError, NotFoundError, RateLimitedError, UnavailableError } from '../shared/errors.js';
 import { classifyDependencyFailure } from '../shared/outage.js';
+import { openAiErrorBody, speaksOpenAi } from './openai-errors.js';
 import { REQUEST_ID as SAFE_REQUEST_ID } from '../shared/jobs.js';
 
 /** How soon a client may retry after the web tier was too busy, and after a dependency was unreachable. */
@@ -68,22 +69,25 @@ export function errorResponses(): Middleware<AppState> {
         return;
       }
       if (err instanceof AppError) {
-        ctx.status = err.status;
         ctx.set(err.headers);
-        ctx.body = err.body();
+        answer(ctx, err.status, err.body());
         return;
       }
       const status = (err as { status?: number; expose?: boolean }).status;
       if (status && status >= 400 && status < 500 && (err as { expose?: boolean }).expose) {
-        ctx.status = status;
-        ctx.body = { error: HTTP_CODES[status] ?? 'bad_request', message: (err as Error).message };
+        answer(ctx, status, { error: HTTP_CODES[status] ?? 'bad_request', message: (err as Error).message });
         return;
       }
       ctx.state.log.error({ err }, 'unhandled error');
-      ctx.status = 500;
-      ctx.body = internalErrorBody(ctx);
+      answer(ctx, 500, internalErrorBody(ctx));
     }
   };
+}
+
+/** An error's status and body, in the dialect of the path (OpenAI's on /v1/*, DESIGN §16). */
+function answer(ctx: Context, status: number, body: Record<string, unknown>): void {
+  ctx.status = status;
+  ctx.body = speaksOpenAi(ctx.path) ? openAiErrorBody(status, body) : body;
 }
 
 const internalErrorBody = (ctx: Context) => ({ error: 'internal_error', message: 'Internal server error', request_id: ctx.state.requestId ?? null });
@@ -124,7 +128,7 @@ export function jsonLastResort(app: Koa, logger: Logger): void {
     log.error({ err }, 'unhandled error while responding');
     const { res } = this;
     for (const name of res.getHeaderNames()) res.removeHeader(name);
-    const body = JSON.stringify(internalErrorBody(this));
+    const body = JSON.stringify(speaksOpenAi(this.path) ? openAiErrorBody(500, internalErrorBody(this)) : internalErrorBody(this));
     res.statusCode = 500;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(body));

@@ -176,7 +176,7 @@ const AttachmentRecord = v.union([
 export const MessageRecord = v.strictObject({
   id: uuid,
   run_id: v.nullable(uuid),
-  role: v.picklist(['user', 'assistant']),
+  role: v.picklist(['user', 'assistant', 'system']),
   content: v.string(),
   injected: v.boolean(),
   citations: described(

@@ -34,6 +34,11 @@ export class SseStream {
     this.write(events.map((event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`).join(''));
   }
 
+  /** One event in another protocol's framing (the OpenAI-compatible streams): `event:` only when named, no id. */
+  sendFrame(data: string, event?: string): void {
+    this.write(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+  }
+
   onClose(handler: () => void): void {
     if (this.closed) handler();
     else this.closeHandlers.push(handler);

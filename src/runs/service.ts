@@ -7,7 +7,8 @@ import { findOwned } from '../db/owned.js';
 import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../shared/errors.js';
 import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, RunLease, RunRef } from '../shared/run-lease.js';
-import type { RunStore } from '../shared/run-store.js';
+import type { PriorMessage, RunStore } from '../shared/run-store.js';
+import type { Sampling } from '../shared/sampling.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -30,6 +31,9 @@ export interface StartRequest {
   requestId?: string;
   /** The caller's images to show the model with the question (DESIGN §15). */
   imageIds?: string[];
+  /** Earlier turns an OpenAI-style client sent (a fresh conversation only), and its sampling parameters (DESIGN §16). */
+  history?: PriorMessage[];
+  sampling?: Sampling | null;
 }
 
 export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
@@ -64,7 +68,7 @@ export class RunService {
       throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling });
       await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId }, { ...runJobOptions, jobId: ref.id });
       this.metrics.runsStarted.inc({ mode: request.mode });
       return run;

@@ -32,6 +32,21 @@ export class AuthError extends AppError {
   }
 }
 
+/** A request understood but not honoured (DESIGN §16: client-side tools, n > 1 → `unsupported_parameter`); `param` names the field. */
+export class BadRequestError extends AppError {
+  readonly status = 400;
+  constructor(
+    readonly code: 'unsupported_parameter' | 'invalid_request',
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+  override body() {
+    return { ...super.body(), ...(this.param ? { param: this.param } : {}) };
+  }
+}
+
 export class ForbiddenError extends AppError {
   readonly status = 403;
   readonly code = 'forbidden';
@@ -39,7 +54,19 @@ export class ForbiddenError extends AppError {
 
 export class NotFoundError extends AppError {
   readonly status = 404;
-  readonly code = 'not_found';
+  readonly code: string = 'not_found';
+  constructor(
+    message: string,
+    /** What was looked for (`Agent`, `Run`…), when a caller must tell one miss from another. */
+    readonly resource?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** DESIGN §16: an OpenAI-style `model` that names no agent of the caller's. */
+export class ModelNotFoundError extends NotFoundError {
+  override readonly code = 'model_not_found';
 }
 
 export class ConflictError extends AppError {
@@ -112,6 +139,23 @@ export class BadGatewayError extends AppError {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A run an OpenAI-style client waited on ended without an answer (DESIGN §16): failed → 502 with
+ * the run's error code, cancelled → 409. `x-should-retry` tells OpenAI SDKs whether retrying can help.
+ */
+export class RunEndedError extends AppError {
+  readonly status: number;
+  constructor(
+    readonly code: string,
+    message: string,
+    outcome: { cancelled: boolean; retryable: boolean },
+  ) {
+    super(message);
+    this.status = outcome.cancelled ? 409 : 502;
+    this.headers = { 'x-should-retry': String(outcome.retryable) };
   }
 }
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { Sampling } from './sampling.js';
 
 /**
  * How an agent talks to its model (spec: Model gateway endpoints; DESIGN §6). The web tier
@@ -29,6 +30,8 @@ export interface GenerationSettings {
   thinkingBudget?: number;
   maxTokens?: number;
   gatewayTools: GatewayTool[];
+  /** A client's sampling parameters for this run (DESIGN §16); max_tokens is folded into maxTokens. */
+  sampling?: Omit<Sampling, 'max_tokens'>;
 }
 
 /** The settings as the agents row (and the body that creates it) spell them. */
@@ -48,6 +51,18 @@ export function generationSettings(stored: StoredSettings): GenerationSettings {
     maxTokens: stored.max_tokens ?? undefined,
     gatewayTools: stored.gateway_tools,
   };
+}
+
+/**
+ * A run's settings with its client's sampling parameters: max_tokens may only lower the agent's
+ * limit; the others are not sent for an agent that reasons (reasoning models refuse them).
+ */
+export function withSampling(settings: GenerationSettings, sampling: Sampling | null): GenerationSettings {
+  if (!sampling) return settings;
+  const { max_tokens: asked, ...rest } = sampling;
+  const maxTokens = asked === undefined ? settings.maxTokens : Math.min(asked, settings.maxTokens ?? asked);
+  const reasons = settings.reasoningEffort !== undefined || settings.thinkingBudget !== undefined;
+  return { ...settings, maxTokens, sampling: reasons || Object.keys(rest).length === 0 ? undefined : rest };
 }
 
 /** Runs without an agent. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Agent, Message, Models, Run, RunMode } from '../db/models.js';
+import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
+import type { Sampling } from './sampling.js';
 import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
@@ -18,6 +19,16 @@ export interface NewRun {
   docMode: DocMode | null;
   /** The images sent with the question. */
   attachments: Attachment[];
+  /** Earlier turns a client sent with the question (DESIGN §16), stored before it, oldest first. */
+  history?: PriorMessage[];
+  /** What an OpenAI-style client asked of the model calls. */
+  sampling?: Sampling | null;
+}
+
+/** A turn of a conversation a client brings along. */
+export interface PriorMessage {
+  role: MessageRole;
+  content: string;
 }
 
 /** An earlier message of the run's conversation, oldest first. */
@@ -70,26 +81,34 @@ export class RunStore {
     private readonly models: Models,
   ) {}
 
-  /** Conversation (created or touched), run and user message in one statement: atomic without a transaction. */
+  /**
+   * Conversation (created or touched), run and messages in one statement: atomic without a
+   * transaction. The history a client brought and the question are one insert, in order (the
+   * sub-statements of a WITH run in no set order, so two inserts could number them either way).
+   */
   async create(request: NewRun): Promise<Run> {
+    const question = { id: randomUUID(), role: 'user', content: request.query, question: true, ...(request.attachments.length > 0 ? { attachments: request.attachments } : {}) };
+    const messages = [...(request.history ?? []).map(({ role, content }) => ({ id: randomUUID(), role, content })), question];
     const { rows } = await this.knex.raw(
       `with conversation as (
          insert into conversations (id, user_id, agent_id, title) values (?, ?, ?, ?)
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ? from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb from conversation
          returning *
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content, attachments)
-         select ?, run.conversation_id, run.id, 'user', run.query, ?::jsonb from run
+         select (m->>'id')::uuid, run.conversation_id, case when (m->>'question')::boolean then run.id end, m->>'role', m->>'content', m->'attachments'
+         from run, jsonb_array_elements(?::jsonb) with ordinality as given(m, n)
+         order by n
        )
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode,
-        randomUUID(), request.attachments.length > 0 ? JSON.stringify(request.attachments) : null,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null,
+        JSON.stringify(messages),
       ],
     );
     return this.models.Run.fromDatabaseJson(rows[0]);

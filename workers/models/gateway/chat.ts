@@ -79,6 +79,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
     ...(request.tools.length + settings.gatewayTools.length > 0 ? { tools: [...functionTools(request.tools), ...settings.gatewayTools] as OpenAI.ChatCompletionTool[] } : {}),
     ...(settings.maxTokens ? { max_tokens: settings.maxTokens } : {}),
     ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
+    ...settings.sampling,
   };
   const stream = await call.transport.openai.chat.completions.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
   let answer = '';

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
 import type { FormatCall } from './transport.js';
+import type { GenerationSettings } from '../../../src/shared/model-settings.js';
 import { httpFailure } from '../../../src/shared/gateway-policy.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, toolCall, usage, userParts, optionalCount as tokens, type ImageSlots } from './transcript.js';
@@ -70,15 +71,25 @@ function nativeContents(messages: ChatMessage[], slots: ImageSlots): { contents:
   return { contents, system: system.join('\n\n') };
 }
 
+const nativeSampling = (s: NonNullable<GenerationSettings['sampling']>) => ({
+  temperature: s.temperature,
+  topP: s.top_p,
+  stopSequences: s.stop,
+  seed: s.seed,
+  presencePenalty: s.presence_penalty,
+  frequencyPenalty: s.frequency_penalty,
+});
+
 function requestBody({ request, images }: FormatCall) {
   const { contents, system } = nativeContents(request.messages, images);
-  const { maxTokens, thinkingBudget } = request.settings;
+  const { maxTokens, thinkingBudget, sampling } = request.settings;
   return {
     contents,
     ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
     ...(request.tools.length > 0 ? { tools: [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }] } : {}),
     generationConfig: {
       ...(maxTokens ? { maxOutputTokens: maxTokens } : {}),
+      ...(sampling ? nativeSampling(sampling) : {}),
       thinkingConfig: { includeThoughts: true, ...(thinkingBudget !== undefined ? { thinkingBudget } : {}) },
     },
   };

@@ -98,6 +98,8 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     ...(tools.length > 0 ? { tools } : {}),
     ...(settings.reasoningEffort ? { reasoning: { effort: settings.reasoningEffort } } : {}),
     ...(settings.maxTokens ? { max_output_tokens: settings.maxTokens } : {}),
+    // The Responses API takes no stop, seed or penalties.
+    ...(settings.sampling ? { temperature: settings.sampling.temperature, top_p: settings.sampling.top_p } : {}),
   };
   const stream = await call.transport.openai.responses.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
   const state = new ResponseState();

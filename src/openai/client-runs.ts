@@ -1,0 +1,146 @@
+import type { Run } from '../db/models.js';
+import type { AppContext } from '../http/route.js';
+import { SseStream } from '../http/sse.js';
+import { runLogFields } from '../logger.js';
+import type { FileService } from '../files/service.js';
+import { followRun, RunTally } from '../runs/follow.js';
+import type { EventRelay } from '../runs/relay.js';
+import { runRef, type RunService } from '../runs/service.js';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.js';
+import type { RunEvent } from '../shared/events.js';
+import { modelIdOf, notAnAgent } from './models.js';
+import type { ClientTurn, InlineImage } from './requests.js';
+
+/** Writes a run's events in a client's protocol (chat chunks, Responses events). */
+export interface StreamWriter {
+  observe(event: RunEvent, tally: RunTally): void;
+}
+
+export interface ClientRunRequest {
+  userId: string;
+  agentId: string | null;
+  conversationId?: string;
+  turn: ClientTurn;
+}
+
+const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)?((?:;[a-z0-9=.+-]+)*);base64,/i;
+
+/**
+ * Runs for the OpenAI-compatible endpoints (DESIGN §16), through the same path as /api/react: the
+ * same start (claim, store, queue), the same relay. What differs is the protocol, and that a client
+ * that leaves before the end cancels its run (an OpenAI client has no way to come back to it).
+ */
+export class ClientRuns {
+  constructor(
+    private readonly runs: RunService,
+    private readonly relay: EventRelay,
+    private readonly files: FileService,
+    private readonly openStreams: Set<SseStream>,
+  ) {}
+
+  async start(ctx: AppContext, request: ClientRunRequest): Promise<Run> {
+    const { userId, agentId, turn } = request;
+    const imageIds = await this.attach(userId, turn.images);
+    const run = await this.runs
+      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, requestId: ctx.state.requestId })
+      .catch((err: unknown) => {
+        // The agent is the only thing start looks up that the client named by `model`.
+        throw err instanceof NotFoundError && agentId && err.resource === 'Agent' ? notAnAgent(modelIdOf(agentId)) : err;
+      });
+    ctx.set({ 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id });
+    ctx.state.log = ctx.state.log.child(runLogFields(run));
+    return run;
+  }
+
+  /** Follows the run to its end; undefined when the client left first (the run is then cancelled). */
+  async finish(ctx: AppContext, run: Run): Promise<RunTally | undefined> {
+    const watch = watchClient(ctx);
+    try {
+      const tally = await this.follow(run, watch.signal);
+      if (!tally.status) await this.abandon(run);
+      return tally.status ? tally : undefined;
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  /**
+   * Answers with the run as a stream in the writer's protocol. Returns at once: the stream is
+   * Koa's response body, written as events arrive. A client that leaves cancels the run; a
+   * shutting-down web process ends the stream and leaves the run to finish.
+   */
+  stream(ctx: AppContext, run: Run, open: (sse: SseStream, tally: RunTally) => StreamWriter): void {
+    const tally = new RunTally();
+    // Watching before the stream exists: at a client's leaving, `left` is known before the stream closes.
+    const watch = watchClient(ctx);
+    const sse = new SseStream(ctx, {}, this.openStreams);
+    const writer = open(sse, tally);
+    sse.onClose(() => watch.stop());
+    this.follow(run, watch.signal, tally, (event) => writer.observe(event, tally))
+      .then(async () => {
+        if (!tally.status && watch.clientLeft()) await this.abandon(run);
+      })
+      .catch((err: unknown) => ctx.state.log.warn({ err }, 'stream of a client run ended early'))
+      .finally(() => {
+        watch.dispose();
+        sse.close();
+      });
+  }
+
+  private async follow(run: Run, signal: AbortSignal, tally = new RunTally(), onEvent?: (event: RunEvent) => void): Promise<RunTally> {
+    for await (const event of followRun(this.relay, runRef(run), signal)) {
+      tally.observe(event);
+      onEvent?.(event);
+    }
+    return tally;
+  }
+
+  /** The client left before the end: nobody can read the answer, so the run stops (it may have just finished). */
+  private async abandon(run: Run): Promise<void> {
+    await this.runs.cancel(run.user_id, run.id).catch((err: unknown) => {
+      if (!(err instanceof ConflictError)) throw err;
+    });
+  }
+
+  /** The question's inline images become the user's files (DESIGN §15), attached to the run like `image_ids`. */
+  private async attach(userId: string, images: InlineImage[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [index, image] of images.entries()) {
+      const bytes = this.decode(image);
+      const file = await this.files.upload(userId, async () => ({ filename: `image-${index + 1}`, bytes })).catch((err: unknown) => {
+        if (err instanceof ValidationError) throw new ValidationError(err.detail.map((issue) => ({ ...issue, loc: ['body', image.param] })));
+        throw err instanceof UnsupportedMediaTypeError ? new UnsupportedMediaTypeError(`${image.param}: ${err.message}`) : err;
+      });
+      ids.push(file.id);
+    }
+    return ids;
+  }
+
+  private decode(image: InlineImage): Buffer {
+    const header = DATA_URL.exec(image.url.slice(0, 256));
+    if (!header) throw new BadRequestError('unsupported_parameter', 'an image must be sent inline as a base64 data: URL (data:image/png;base64,…); image URLs are not fetched', image.param);
+    const encoded = image.url.length - header[0].length;
+    if (Math.floor((encoded * 3) / 4) > this.files.maxUploadBytes) throw new PayloadTooLargeError(`${image.param}: the image is larger than ${this.files.maxUploadBytes} bytes (FILE_MAX_BYTES)`);
+    return Buffer.from(image.url.slice(header[0].length), 'base64');
+  }
+}
+
+/**
+ * Watches the request's connection: `signal` aborts when the client leaves before the response
+ * has been written, or when `stop` is called (the stream is being ended by this process).
+ */
+function watchClient(ctx: AppContext) {
+  const controller = new AbortController();
+  let left = false;
+  const onClose = () => {
+    if (!ctx.res.writableFinished) left = true;
+    controller.abort();
+  };
+  ctx.res.once('close', onClose);
+  return {
+    signal: controller.signal,
+    clientLeft: () => left,
+    stop: () => controller.abort(),
+    dispose: () => ctx.res.off('close', onClose),
+  };
+}

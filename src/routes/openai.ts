@@ -1,0 +1,128 @@
+import * as v from 'valibot';
+import type { Services } from '../services.js';
+import { route, type Route } from '../http/route.js';
+import { uuidText } from '../http/validation.js';
+import { ChatCompletionRequest, ResponseRequest, chatCompletionTurn, responseTurn } from '../openai/requests.js';
+import { agentIdOf, findModel, listModels, modelIdOf } from '../openai/models.js';
+import { ChatCompletionStream, chatCompletion } from '../openai/chat-completions.js';
+import { ResponseStream, responseOfRun, responseOfTally } from '../openai/responses.js';
+import { ClientRuns } from '../openai/client-runs.js';
+import { RunEndedError } from '../shared/errors.js';
+import type { RunTally } from '../runs/follow.js';
+
+const SSE = { mediaType: 'text/event-stream', description: "OpenAI's stream" };
+const ModelPath = v.object({ model: v.pipe(v.string(), v.maxLength(200)) });
+const ResponsePath = v.object({ id: uuidText });
+
+/** A run that ended without an answer, for a client waiting on one. */
+function ended(tally: RunTally): RunEndedError {
+  const cancelled = tally.status === 'cancelled';
+  const code = tally.error?.code ?? (cancelled ? 'cancelled' : 'run_failed');
+  return new RunEndedError(code, tally.error?.message ?? (cancelled ? 'The run was cancelled' : 'The run failed'), { cancelled, retryable: tally.error?.retryable ?? false });
+}
+
+/**
+ * The OpenAI-compatible endpoints (DESIGN §16): agents as models, chat completions and responses
+ * as ReAct runs through the same path as /api/react. Scope `chat`; errors in OpenAI's shape.
+ */
+export function openAiRoutes(services: Services): Route[] {
+  const { runs, models } = services;
+  const clientRuns = new ClientRuns(runs, services.relay, services.files, services.openStreams);
+  const auth = { scope: 'chat' as const };
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/models',
+      summary: "The caller's agents as OpenAI models",
+      auth,
+      undocumented: true,
+      responses: { 200: null },
+      handle: async ({ principal }) => ({ object: 'list', data: await listModels(models, principal.user.id) }),
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/models/:model',
+      summary: 'One of the caller\'s agents as an OpenAI model',
+      auth,
+      undocumented: true,
+      params: ModelPath,
+      responses: { 200: null },
+      handle: ({ principal, params }) => findModel(models, principal.user.id, params.model),
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      summary: 'An OpenAI chat completion answered by an agent (a ReAct run)',
+      auth,
+      undocumented: true,
+      body: ChatCompletionRequest,
+      streams: true,
+      responses: { 200: SSE },
+      errors: [400, 404, 409],
+      handle: async ({ principal, body, ctx }) => {
+        const turn = chatCompletionTurn(body);
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, agentId: agentIdOf(body.model), turn });
+        if (body.stream) {
+          clientRuns.stream(ctx, run, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true));
+          return undefined;
+        }
+        const tally = await clientRuns.finish(ctx, run);
+        if (!tally) return undefined;
+        if (tally.status !== 'succeeded') throw ended(tally);
+        return chatCompletion(run, body.model, tally);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/responses',
+      summary: 'An OpenAI response answered by an agent (a ReAct run); previous_response_id continues its conversation',
+      auth,
+      undocumented: true,
+      body: ResponseRequest,
+      streams: true,
+      responses: { 200: SSE },
+      errors: [400, 404, 409],
+      handle: async ({ principal, body, ctx }) => {
+        const turn = responseTurn(body);
+        const agentId = agentIdOf(body.model);
+        const previous = body.previous_response_id ? await runs.ownRun(principal.user.id, body.previous_response_id) : undefined;
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, agentId, conversationId: previous?.conversation_id, turn });
+        const previousId = previous?.id ?? null;
+        if (body.stream) {
+          clientRuns.stream(ctx, run, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally));
+          return undefined;
+        }
+        const tally = await clientRuns.finish(ctx, run);
+        if (!tally) return undefined;
+        return responseOfTally(run, body.model, tally, previousId);
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/v1/responses/:id',
+      summary: 'A response (a run) as it is now',
+      auth,
+      undocumented: true,
+      params: ResponsePath,
+      responses: { 200: null },
+      handle: async ({ principal, params }) => {
+        const run = await runs.ownRun(principal.user.id, params.id);
+        return responseOfRun(run, modelIdOf(run.agent_id));
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/v1/responses/:id/cancel',
+      summary: 'Cancel a response (its run) while it is queued or running',
+      auth,
+      undocumented: true,
+      params: ResponsePath,
+      responses: { 200: null },
+      errors: [409],
+      handle: async ({ principal, params }) => {
+        const run = await runs.cancel(principal.user.id, params.id);
+        return responseOfRun(run, modelIdOf(run.agent_id));
+      },
+    }),
+  ];
+}
