@@ -197,6 +197,20 @@ describe('GET /api/runs/{id}/events of a finished run', () => {
     expect((await call('GET', `/api/runs/${runId}`, key)).body.status).toBe('succeeded');
   });
 
+  it('resumed after its last event, a finished run\'s stream opens and ends at once (headers first)', async () => {
+    const live = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hello' } });
+    const runId = live.headers.get('x-run-id')!;
+    const done = live.events.at(-1)!;
+    expect(done.type).toBe('done');
+    const resumed = await stream(`${stack.url}/api/runs/${runId}/events`, { method: 'GET', token: key, headers: { 'Last-Event-ID': done.id } });
+    expect(resumed.status).toBe(200);
+    expect(resumed.events).toEqual([]);
+    expect(resumed.comments).toContain('open');
+    const before = live.events.at(-2)!;
+    const last = await stream(`${stack.url}/api/runs/${runId}/events?after=${before.id}`, { method: 'GET', token: key });
+    expect(last.events.map((e) => e.type)).toEqual(['done']);
+  });
+
   it('a finished run\'s stream carries an expiry', async () => {
     const live = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'hi' } });
     const { id, user_id: userId } = await stack.knex('runs').where({ id: live.headers.get('x-run-id')! }).first();

@@ -25,6 +25,8 @@ export class SseStream {
       ...headers,
     });
     ctx.body = this.body;
+    // A comment at once, so the headers leave as soon as Koa starts the body, not at the first event (a waiting run may have none for minutes).
+    this.write(': open\n\n');
     this.heartbeat = setInterval(() => this.write(': ping\n\n'), HEARTBEAT_MS);
     ctx.res.once('close', () => this.close());
   }

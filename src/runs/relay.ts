@@ -81,6 +81,12 @@ export class EventRelay {
     return () => this.remove(runId, listener);
   }
 
+  /** Whether the run's stream ended (its `done` written) at or before event `afterId`: a client resuming there has seen everything. */
+  async endedBy(run: RunRef, afterId: string): Promise<boolean> {
+    const last = await this.lease.lastEvent(run);
+    return last?.type === 'done' && compareEventIds(last.id, afterId) <= 0;
+  }
+
   private remove(runId: string, listener: Listener): void {
     listener.closed = true;
     const entry = this.runs.get(runId);
@@ -116,6 +122,13 @@ export class EventRelay {
       listener.pumping = false;
     }
   }
+}
+
+/** Orders two stream entry ids (`<ms>-<seq>`, each up to 64 bits). */
+export function compareEventIds(a: string, b: string): number {
+  const [aMs = 0n, aSeq = 0n] = a.split('-').map(BigInt);
+  const [bMs = 0n, bSeq = 0n] = b.split('-').map(BigInt);
+  return aMs !== bMs ? (aMs < bMs ? -1 : 1) : aSeq === bSeq ? 0 : aSeq < bSeq ? -1 : 1;
 }
 
 function toEvent(id: string, fields: string[]): StoredEvent[] {

@@ -11,8 +11,10 @@ import { runRef } from './service.js';
  */
 export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Set<SseStream>, run: Run, afterId = '0-0', onFirstToken?: () => void): Promise<void> {
   const sse = new SseStream(ctx, { 'X-Run-Id': run.id, 'X-Conversation-Id': run.conversation_id }, openStreams);
+  let delivered = false;
   try {
     const stop = await relay.listen(runRef(run), afterId, (events) => {
+      delivered = true;
       if (onFirstToken && events.some((event) => event.type === 'token')) {
         onFirstToken();
         onFirstToken = undefined;
@@ -22,6 +24,8 @@ export async function streamRun(ctx: Context, relay: EventRelay, openStreams: Se
       if (end !== -1) sse.close();
     });
     sse.onClose(stop);
+    // Resumed after the last event of a finished run: nothing more will come.
+    if (!delivered && afterId !== '0-0' && (await relay.endedBy(runRef(run), afterId))) sse.close();
   } catch (err) {
     sse.close();
     throw err;
