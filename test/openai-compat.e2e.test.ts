@@ -142,7 +142,8 @@ describe('POST /v1/chat/completions', () => {
     expect(data.choices[0]!.message.content).toContain('9');
     const [row] = await stack.knex('runs').select('sampling').where({ id: response.headers.get('x-run-id') });
     expect(row.sampling).toEqual({ temperature: 0.2, top_p: 0.9, max_tokens: 256, stop: ['END'], seed: 7, presence_penalty: 0.5, frequency_penalty: -0.5 });
-    expect((await runOf(stack, key, response.headers.get('x-run-id')!)).body.status).toBe('succeeded');
+    const run = await runOf(stack, key, response.headers.get('x-run-id')!);
+    expect(run.body).toMatchObject({ status: 'succeeded', user_metadata: JSON.stringify({ source: 'test' }) });
   });
 
   it('takes an image part as an attached file of the question', async () => {
@@ -159,7 +160,7 @@ describe('POST /v1/chat/completions', () => {
   });
 
   it('answers the SDK typed errors in OpenAI\'s shape, with the statuses of DESIGN §4', async () => {
-    const { client } = await userWithAgent();
+    const { client, key } = await userWithAgent();
     const messages = [{ role: 'user' as const, content: 'hi' }];
     const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
 
@@ -189,6 +190,23 @@ describe('POST /v1/chat/completions', () => {
     expect(notImage!.status).toBe(415);
     const empty = await failure(client.chat.completions.create({ model: 'agent:default', messages: [] }));
     expect(empty).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+
+    const raw = async (text: string) => {
+      const res = await fetch(`${stack.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: text });
+      return { status: res.status, body: (await res.json()) as { error: { type: string; code: string; param: string | null; message: string } } };
+    };
+    const malformed = await raw('{"model": "agent:default", "messages": [');
+    expect(malformed).toMatchObject({ status: 422, body: { error: { type: 'invalid_request_error', code: 'json_invalid' } } });
+    const tooMany = await raw(JSON.stringify({ model: 'agent:default', messages: Array.from({ length: 501 }, () => messages[0]) }));
+    expect(tooMany).toMatchObject({ status: 422, body: { error: { param: 'messages' } } });
+    const long = await raw(JSON.stringify({ model: 'agent:default', messages: [{ role: 'user', content: 'x'.repeat(32_001) }] }));
+    expect(long).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', param: 'messages' } } });
+    const surrogate = await raw('{"model": "agent:default", "messages": [{"role": "user", "content": "\\ud800"}]}');
+    expect(surrogate.status).toBe(422);
+    const notStreamFlag = await raw(JSON.stringify({ model: 'agent:default', messages, stream: 'yes' }));
+    expect(notStreamFlag).toMatchObject({ status: 422, body: { error: { param: 'stream' } } });
+    const notAList = await raw(JSON.stringify({ model: 'agent:default', messages: 'hi' }));
+    expect(notAList.status).toBe(422);
 
     const badKey = await failure(clientOf(stack, 'svc_not-a-key').chat.completions.create({ model: 'agent:default', messages }));
     expect(badKey).toBeInstanceOf(OpenAI.AuthenticationError);

@@ -42,7 +42,7 @@ export class ClientRuns {
     const { userId, agentId, turn } = request;
     const imageIds = await this.attach(userId, turn.images);
     const run = await this.runs
-      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, requestId: ctx.state.requestId })
+      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId })
       .catch((err: unknown) => {
         // The agent is the only thing start looks up that the client named by `model`.
         throw err instanceof NotFoundError && agentId && err.resource === 'Agent' ? notAnAgent(modelIdOf(agentId)) : err;

@@ -102,6 +102,8 @@ export interface ClientTurn {
   history: PriorMessage[];
   images: InlineImage[];
   sampling: Sampling | null;
+  /** The client's `metadata`, kept as the run's user_metadata (returned with the run and in its webhooks). */
+  userMetadata: string | null;
 }
 
 const unsupported = (param: string, message: string) => new BadRequestError('unsupported_parameter', message, param);
@@ -152,7 +154,7 @@ function readParts<P>(parts: P[], where: string, read: (part: P) => PartReading)
 }
 
 /** The last message must be the user's: it is the question; the rest is the conversation so far. */
-function asClientTurn(turns: Turn[], sampling: Sampling | null, param: string): ClientTurn {
+function asClientTurn(turns: Turn[], body: { metadata?: Record<string, string> | null }, sampling: Sampling | null, param: string): ClientTurn {
   const last = turns.at(-1);
   if (!last || last.role !== 'user') throw invalid(param, `the last message must be the user's: it is the question the agent answers`);
   const question = last.text.trim();
@@ -160,7 +162,7 @@ function asClientTurn(turns: Turn[], sampling: Sampling | null, param: string): 
   if (question.length > MAX_QUESTION_CHARS) throw invalid(param, `the last user message is longer than ${MAX_QUESTION_CHARS} characters`);
   if (last.images.length > MAX_IMAGES_PER_MESSAGE) throw invalid(param, `at most ${MAX_IMAGES_PER_MESSAGE} images may be sent with a message`);
   const history = turns.slice(0, -1).flatMap(({ role, text: content }): PriorMessage[] => (content ? [{ role: role === 'developer' ? 'system' : role, content }] : []));
-  return { question, history, images: last.images, sampling };
+  return { question, history, images: last.images, sampling, userMetadata: body.metadata ? JSON.stringify(body.metadata) : null };
 }
 
 /** /v1/chat/completions: `messages` as a run; image parts of the question become attached files. */
@@ -178,7 +180,7 @@ export function chatCompletionTurn(body: ChatCompletionRequest): ClientTurn {
       ...readParts(content, `messages[${index}].content`, (part) => (part.type === 'text' ? { text: part.text } : part.type === 'image_url' ? { image: part.image_url.url } : { refused: part.type })),
     };
   });
-  return asClientTurn(turns, samplingOf(body, body.max_completion_tokens ?? body.max_tokens), 'messages');
+  return asClientTurn(turns, body, samplingOf(body, body.max_completion_tokens ?? body.max_tokens), 'messages');
 }
 
 /** /v1/responses: `input` (and `instructions`) as a run. */
@@ -186,7 +188,7 @@ export function responseTurn(body: ResponseRequest): ClientTurn {
   refuseClientTools(body);
   const sampling = samplingOf(body, body.max_output_tokens);
   const instructions: Turn[] = body.instructions ? [{ role: 'system', text: body.instructions, images: [] }] : [];
-  if (typeof body.input === 'string') return asClientTurn([...instructions, { role: 'user', text: body.input, images: [] }], sampling, 'input');
+  if (typeof body.input === 'string') return asClientTurn([...instructions, { role: 'user', text: body.input, images: [] }], body, sampling, 'input');
   const turns = body.input.map((item, index): Turn => {
     if ((item.type && item.type !== 'message') || !item.role) {
       throw unsupported(`input[${index}]`, `input items of type "${item.type ?? 'unknown'}" are not supported; send messages with a role`);
@@ -201,5 +203,5 @@ export function responseTurn(body: ResponseRequest): ClientTurn {
       }),
     };
   });
-  return asClientTurn([...instructions, ...turns], sampling, 'input');
+  return asClientTurn([...instructions, ...turns], body, sampling, 'input');
 }
