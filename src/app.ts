@@ -22,6 +22,7 @@ import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
 import { adminOperationsRoutes } from './routes/admin-operations.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { docsRoutes } from './routes/docs.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
@@ -47,6 +48,7 @@ export function apiRoutes(services: Services): Route[] {
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),
     ...adminOperationsRoutes(services),
+    ...mcpRoutes(services),
     ...(services.metrics.enabled ? [metricsRoute(services.metrics, scrapeGuard(services.config.metrics.token, services.authenticator))] : []),
   ];
   const all: Route[] = [...declared, ...docsRoutes(() => all)];

@@ -30,6 +30,8 @@ describe('with CORS_ORIGINS set', () => {
     ['/api/runs/5b1f8ad6-3f6d-4a53-9b8c-1f2e3d4c5b6a/cancel', 'POST', 'authorization'],
     ['/api/agents/5b1f8ad6-3f6d-4a53-9b8c-1f2e3d4c5b6a', 'PATCH', 'authorization,content-type'],
     ['/api/auth/verify', 'GET', 'authorization,x-request-id'],
+    ['/mcp', 'POST', 'authorization,content-type,mcp-protocol-version'],
+    ['/v1/chat/completions', 'POST', 'authorization,content-type'],
   ])('preflight of %s (%s) from a listed origin → 204 with what the browser needs', async (path, method, requested) => {
     const res = await preflight(app, path, OTHER_ORIGIN, method, requested);
     expect(res.status).toBe(204);

@@ -12,8 +12,8 @@ const PREFIX_MAX = 32;
 
 const shortHash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 8);
 
-/** Accents folded, anything outside [A-Za-z0-9_-] replaced by "_", runs of "_" collapsed, none at the ends. */
-function sanitize(text: string): string {
+/** Accents folded, anything outside [A-Za-z0-9_-] replaced by "_", runs of "_" collapsed, none at the ends (agents' MCP tool names too). */
+export function sanitize(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

@@ -2,7 +2,8 @@ import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 
 /** DESIGN §12: what a browser app may send (a credential, JSON, a resume point, its own request id) and read. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Request-Id'];
+/** Mcp-Protocol-Version: what a browser MCP client sends after initialize (DESIGN §16). */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Last-Event-ID', 'X-Request-Id', 'Mcp-Protocol-Version'];
 export const CORS_EXPOSED_HEADERS = ['X-Run-Id', 'X-Conversation-Id', 'X-Request-Id', 'Retry-After'];
 const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Browsers cache a preflight this long (Chromium caps it at 2 h), so a streaming page pays it once. */

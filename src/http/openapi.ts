@@ -149,6 +149,7 @@ function accessText(route: Route): string {
 
 const tagOf = (path: string) => {
   const [first, second] = path.split('/').filter(Boolean);
+  if (first === 'mcp') return 'MCP';
   if (first !== 'api') return first === 'docs' || first === 'openapi.json' ? 'Documentation' : 'Health';
   return second === 'admin' ? 'Admin' : second === 'me' ? 'API keys' : (second ?? 'api').replace(/^\w/, (c) => c.toUpperCase()).replace(/-/g, ' ');
 };

@@ -61,6 +61,12 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     conversationInjects: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:injects`,
     /** A user's active runs (sorted set scored by expiry), for the per-user cap. */
     userActiveRuns: (userId: string) => `${owned(userId)}user:${userId}:runs`,
+    /**
+     * MCP `tools/call` requests in flight (DESIGN §16) of one caller (user and credential) under one JSON-RPC
+     * request id: a hash of call → run id, so a `notifications/cancelled` reaching any web process finds the run.
+     * `requestId` is the id as JSON (`1` and `"1"` differ); both parts are hashed, so no credential shows in a key name.
+     */
+    mcpCall: (userId: string, caller: string, requestId: string) => `${owned(userId)}mcp:call:${digest(`${caller}\n${requestId}`)}`,
   };
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;
