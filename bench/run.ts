@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   capacity: () => import('./capacity.js'),
   scale: () => import('./scale.js'),
   files: () => import('./files.js'),
+  compat: () => import('./compat.js'),
 };
 
 const name = process.argv[2];

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { meterCpu, type CpuReading } from './cpu.js';
-import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, readEvents, round, spawnProcess, stop, type Features } from './support.js';
+import { BENCH_ORIGIN, benchEnvironment, completedPerSecond, FEATURE_ENVS, FEATURES, featureLabel, percentile, readEvents, round, spawnProcess, stop, type Features } from './support.js';
 
 /**
  * The gateway path: a local streaming gateway (20 tokens written at once, its own process) read
@@ -66,26 +66,7 @@ async function sequential(run: () => Promise<Timing>): Promise<Timing[]> {
   return samples;
 }
 
-/** Completed runs per second with CLIENTS clients running back to back for THROUGHPUT_SECONDS. */
-async function throughput(run: () => Promise<Timing>): Promise<{ perSecond: number; runs: number; errors: number }> {
-  const until = performance.now() + THROUGHPUT_SECONDS * 1000;
-  let runs = 0;
-  let errors = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (performance.now() < until) {
-        try {
-          await run();
-          runs++;
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  return { perSecond: runs / ((performance.now() - started) / 1000), runs, errors };
-}
+const throughput = (run: () => Promise<Timing>) => completedPerSecond(run, CLIENTS, THROUGHPUT_SECONDS);
 
 const firstToken = (samples: Timing[], p: number) => percentile(samples.map((s) => s.firstToken), p);
 

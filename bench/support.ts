@@ -155,3 +155,24 @@ export async function timedRun(url: string, key: string, q: string): Promise<Tim
   }, { origin: BENCH_ORIGIN });
   return timing;
 }
+
+/** Completed runs per second with `clients` clients running back to back for `seconds`; failed runs are counted apart. */
+export async function completedPerSecond(run: () => Promise<unknown>, clients: number, seconds: number): Promise<{ perSecond: number; runs: number; errors: number }> {
+  const until = performance.now() + seconds * 1000;
+  let runs = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        try {
+          await run();
+          runs++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { perSecond: runs / ((performance.now() - started) / 1000), runs, errors };
+}
