@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { pageOf, type Page } from '../http/pagination.js';
-import type { Pagination } from '../http/validation.js';
+import { pageOf, type Page, type Pagination } from '../shared/pages.js';
 
 /**
  * Who did something, and from where: built once per request from its principal (src/http/actor.ts),

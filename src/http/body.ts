@@ -2,11 +2,10 @@ import getRawBody from 'raw-body';
 import type { Middleware } from 'koa';
 import type { AppState } from './route.js';
 import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
+import { MAX_JSON_DEPTH } from './validation.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Deeper than any request this API takes; bounds every later walk of the parsed value (validation, error echoes). */
-export const MAX_JSON_DEPTH = 64;
 
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
 export function jsonDepthExceeds(text: string, limit: number): boolean {

@@ -2,10 +2,12 @@ import * as v from 'valibot';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import type { ParameterizedContext } from 'koa';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
-import { MAX_JSON_DEPTH } from './body.js';
 import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
 
 /** Request validation with valibot, reported in FastAPI's 422 shape (DESIGN §4). */
+
+/** Deeper than any request this API takes; bounds every later walk of the parsed value (validation, error echoes). */
+export const MAX_JSON_DEPTH = 64;
 
 export type Source = 'body' | 'query' | 'path' | 'header';
 
@@ -39,7 +41,7 @@ export const paginationQuery = v.object({
   page: v.optional(integerText({ min: 1 }), '1'),
   size: v.optional(integerText({ min: 1, max: 100 }), '20'),
 });
-export type Pagination = v.InferOutput<typeof paginationQuery>;
+export type { Pagination } from '../shared/pages.js';
 
 export const uuidText = v.pipe(v.string(), v.uuid());
 
@@ -164,7 +166,7 @@ function unstorable(text: string): string | undefined {
 /**
  * Text Postgres cannot store (NUL, lone surrogates: JSON allows both) is refused here, by its
  * place, rather than failing in the database; object keys too (they land in jsonb). Bodies arrive
- * at most MAX_JSON_DEPTH deep (src/http/body.ts); the walk stops there all the same.
+ * at most MAX_JSON_DEPTH deep (src/http/body.ts refuses deeper JSON); the walk stops there all the same.
  */
 function findUnstorable(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; msg: string } | undefined {
   if (typeof value === 'string') {
