@@ -8,7 +8,8 @@ import { emptyUsage, type Citation, type EventData, type EventType, type Usage }
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { InjectPayload } from '../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../src/shared/model-settings.js';
-import { runTool, type Tool } from './tools/registry.js';
+import { runTool } from './tools/registry.js';
+import type { Tool } from './tools/tool.js';
 import { GROUNDED_INSTRUCTION, KNOWLEDGE_TOOL } from './knowledge/citations.js';
 import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, ToolCall } from './models/types.js';
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';

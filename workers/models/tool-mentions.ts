@@ -1,4 +1,4 @@
-import type { Tool } from '../tools/registry.js';
+import type { Tool } from '../tools/tool.js';
 
 /**
  * How the local model finds connector tool calls in a question (DESIGN §8): a tool's name followed by a JSON object,

@@ -1,5 +1,5 @@
 import type { FinishReason, Usage } from '../../src/shared/events.js';
-import type { Tool } from '../tools/registry.js';
+import type { Tool } from '../tools/tool.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
 import type { Logger } from '../../src/logger.js';
 import type { Attachment } from '../../src/files/attachments.js';

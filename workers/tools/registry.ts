@@ -1,26 +1,8 @@
 import type { ToolName } from '../../src/shared/tools.js';
 import { evaluate } from './calculator.js';
-import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
 import { EmbeddingError } from '../../src/knowledge/embedders.js';
 import type { ToolCall } from '../models/types.js';
-
-export interface ToolContext {
-  signal: AbortSignal;
-  now: () => Date;
-  /** Searches the run's agent's knowledge bases (none → no records). */
-  searchKnowledge: (query: string, topK: number) => Promise<RetrievedChunk[]>;
-}
-
-export interface Tool {
-  /** What the model calls it: a built-in tool's name, or a connector tool's `<connector>__<tool>`. */
-  name: string;
-  description: string;
-  /** JSON Schema of the arguments, as model providers describe functions. */
-  parameters: Record<string, unknown>;
-  /** Set on a connector's tool: the tool's own name on its MCP server. */
-  mcpName?: string;
-  run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
-}
+import type { Tool, ToolContext } from './tool.js';
 
 export class ToolError extends Error {}
 

@@ -3,7 +3,8 @@ import type { Models } from '../../src/db/models.js';
 import type { Sealer } from '../../src/crypto/sealed.js';
 import { loadConnectorEndpoints } from '../connectors/load.js';
 import { ConnectorSessions, type ConnectorSessionOptions, type ConnectorToolSpec } from '../connectors/sessions.js';
-import { ToolError, toolsFor, type Tool } from './registry.js';
+import { ToolError, toolsFor } from './registry.js';
+import type { Tool } from './tool.js';
 
 /** What a worker process keeps for connector tools across runs: one outbound pool, one tool-list cache, the sealer. */
 export interface ConnectorRuntime {

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
-import type { Tool } from '../../tools/registry.js';
+import type { Tool } from '../../tools/tool.js';
 import type { FormatCall } from './transport.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
