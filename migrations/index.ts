@@ -12,6 +12,9 @@ import * as toolApproval from './20261122_011_tool_approval.js';
 import * as realKnowledge from './20261125_012_real_knowledge.js';
 import * as files from './20261125_013_files.js';
 import * as clientSampling from './20261125_014_client_sampling.js';
+import * as limits from './20261125_015_limits.js';
+import * as modelPrices from './20261125_017_model_prices.js';
+import * as traceIds from './20261125_018_trace_ids.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -32,6 +35,9 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_012_real_knowledge': realKnowledge,
   '20261125_013_files': files,
   '20261125_014_client_sampling': clientSampling,
+  '20261125_015_limits': limits,
+  '20261125_017_model_prices': modelPrices,
+  '20261125_018_trace_ids': traceIds,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -22,11 +22,13 @@ import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
 import { adminOperationsRoutes } from './routes/admin-operations.js';
+import { adminModelPriceRoutes } from './routes/admin-model-prices.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { docsRoutes } from './routes/docs.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
 import { metricsRoute, requestMetrics, scrapeGuard } from './metrics/http.js';
+import { traceRequests } from './telemetry/http.js';
 
 /** Every route's declaration, group by group (one file each under routes/), and the OpenAPI document of them all. */
 export function apiRoutes(services: Services): Route[] {
@@ -48,6 +50,7 @@ export function apiRoutes(services: Services): Route[] {
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),
     ...adminOperationsRoutes(services),
+    ...adminModelPriceRoutes(services),
     ...mcpRoutes(services),
     ...(services.metrics.enabled ? [metricsRoute(services.metrics, scrapeGuard(services.config.metrics.token, services.authenticator))] : []),
   ];
@@ -57,7 +60,7 @@ export function apiRoutes(services: Services): Route[] {
 
 /** The routers serving the API; tests walk their layers to feed every route hostile input. */
 export function apiRouters(services: Services): Router[] {
-  return [mountRoutes(apiRoutes(services), services.authenticator) as unknown as Router];
+  return [mountRoutes(apiRoutes(services), services.authenticator, services.rateLimiter) as unknown as Router];
 }
 
 export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {
@@ -69,6 +72,8 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.silent = true;
   jsonLastResort(app, services.logger);
   const { metrics, config } = services;
+  // First, so a request's span covers all the rest and is the parent of a run it starts (DESIGN §18).
+  if (config.tracing) app.use(traceRequests());
   if (metrics.enabled) app.use(requestMetrics(metrics));
   app.use(requestContext(services.logger));
   app.use(securityHeaders());

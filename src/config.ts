@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { LOCAL_MODEL, type ModelFamilies } from './shared/model-settings.js';
+import { tracingConfig, tracingEnv, type TracingConfig } from './telemetry/env.js';
 
 /** The only module that reads the environment. Everything else receives a Config. */
 
@@ -87,6 +88,7 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
+  DEFAULT_RATE_LIMIT_RPM: v.optional(intFrom(1, 100_000)),
   RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
   // Below the stream's MAXLEN (20,000), so a run's whole stream can always be replayed.
   RUN_MAX_EVENTS: v.optional(intFrom(10, 19_000), '10000'),
@@ -119,6 +121,8 @@ const EnvSchema = v.object({
   METRICS_ENABLED: v.optional(v.picklist(['true', 'false']), 'true'),
   WORKER_METRICS_PORT: v.optional(intFrom(0, 65535)),
   LOG_FORMAT: v.optional(v.picklist(['json', 'pretty'])),
+  // OpenTelemetry traces (DESIGN §18): the standard OTEL_* variables, read here like every other.
+  ...tracingEnv,
 });
 
 /** Default pool sizes: the web's requests hold a connection for a query at a time; a worker's runs touch Postgres between model calls. */
@@ -194,6 +198,8 @@ export interface Config {
   admin?: { email: string; password: string };
   logLevel: string;
   bodyLimitBytes: number;
+  /** DESIGN §18: requests per minute of credentials whose key and user set no `rate_limit_rpm`; null = not limited. */
+  defaultRateLimitRpm: number | null;
   runs: {
     /** Concurrently active (queued or running) runs per user; more → 429. */
     perUserLimit: number;
@@ -247,6 +253,8 @@ export interface Config {
   };
   /** `json` or `pretty` log lines; unset → web and worker write JSON, `npm start` pretty-prints them. */
   logFormat?: 'json' | 'pretty';
+  /** OpenTelemetry traces over OTLP/HTTP (DESIGN §18); undefined (no endpoint set): tracing is off. */
+  tracing?: TracingConfig;
   /** Warnings about development defaults in use, printed once by entry points. */
   warnings: string[];
 }
@@ -328,6 +336,7 @@ export function loadConfig(env: Env = process.env): Config {
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    defaultRateLimitRpm: e.DEFAULT_RATE_LIMIT_RPM ?? null,
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,
       maxCrashes: e.RUN_MAX_CRASHES,
@@ -359,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: e.CORS_ORIGINS ?? [],
     metrics: { enabled: e.METRICS_ENABLED === 'true', token: e.METRICS_TOKEN, workerPort: e.WORKER_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
+    tracing: tracingConfig(e),
     client: { url: e.AGENT_PLATFORM_URL ?? `http://localhost:${e.PORT}`, apiKey: e.AGENT_PLATFORM_API_KEY },
     warnings,
   };

@@ -12,6 +12,8 @@ import { onShutdown } from './shutdown.js';
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'web', config.logFormat === 'pretty' ? prettyDestination() : undefined);
 for (const warning of config.warnings) logger.warn(warning);
+// Traces (DESIGN §18): the SDK is loaded and started only when an OTLP endpoint is configured.
+const tracing = config.tracing ? (await import('./telemetry/tracing.js')).startTracing(config.tracing, 'web', logger) : undefined;
 
 const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: config.databasePoolMax.web });
 const redis = createRedis(config.redis, 'web-commands', 'web');
@@ -45,4 +47,6 @@ onShutdown(logger, async () => {
   reader.disconnect();
   redis.disconnect();
   await knex.destroy();
+  // Every request has ended: its span goes out with the last batch.
+  await tracing?.shutdown();
 }, config.shutdownTimeoutMs);

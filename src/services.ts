@@ -11,6 +11,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { SessionService } from './auth/sessions.js';
 import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/throttle.js';
 import { ApiKeyService } from './auth/api-keys.js';
+import { BudgetLedger } from './budgets/ledger.js';
+import { RateLimiter } from './limits/rate-limits.js';
 import { Queue } from 'bullmq';
 import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, type WebhookJob } from './shared/jobs.js';
 import { WebhookService } from './webhooks/service.js';
@@ -30,6 +32,7 @@ import { ConversationService } from './conversations/service.js';
 import { AuditLog } from './audit/log.js';
 import { UserAdminService } from './admin/users.js';
 import { RunReports } from './admin/runs.js';
+import { ModelPriceService } from './admin/model-prices.js';
 import { QueueStats } from './admin/queues.js';
 import { Metrics } from './metrics/registry.js';
 import { FileService } from './files/service.js';
@@ -70,27 +73,31 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   const jwt = new JwtService(config.jwt);
   const cache = new CredentialCache(redis, keys.authInvalidationChannel);
   const usage = new UsageRecorder(knex, (err) => logger.warn({ err }, 'could not record API key usage'));
-  const authenticator = new Authenticator(models, jwt, cache, usage);
+  const authenticator = new Authenticator(models, jwt, cache, usage, { defaultRateLimitRpm: config.defaultRateLimitRpm });
   const throttle = new LoginThrottle(redis, keys, options.throttle ?? DEFAULT_THROTTLE);
   const audit = new AuditLog(knex);
   const sessions = new SessionService(models, jwt, throttle, cache, config.jwt.refreshTtlSeconds, audit);
-  const apiKeys = new ApiKeyService(models, cache, usage, audit);
+  // Token budgets' counters (DESIGN §18): read by the records that show them and by every run's start.
+  const budgets = new BudgetLedger(redis, keys);
+  const apiKeys = new ApiKeyService(models, cache, usage, audit, budgets);
   // Administration acts on runs only through the run lease's cancel (the web's cancel path).
   const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  const userAdmin = new UserAdminService(knex, models, cache, audit, lease);
-  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, userAdmin };
+  const userAdmin = new UserAdminService(knex, models, cache, audit, lease, budgets);
+  // Request rate limits (DESIGN §18): one Redis script per request of a limited credential.
+  const rateLimiter = new RateLimiter(redis, keys);
+  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, userAdmin, budgets, rateLimiter };
 }
 
 /** Wires the web tier's services from live clients. Entry points and tests both call this. */
 export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const identity = buildIdentityServices(clients, options);
   const { knex, redis, subscriber, reader, logger } = clients;
-  const { models, keys, lease, audit } = identity;
+  const { models, keys, lease, audit, budgets } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
   const conversations = new ConversationService(models, files);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics, budgets);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
@@ -103,10 +110,11 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { model, outbound } = clients.config;
   const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup });
   const runReports = new RunReports(knex, models);
+  const modelPrices = new ModelPriceService(knex, audit);
   const queues = [queue, ingestQueue, webhookQueue];
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, queueStats, webhookQueue, queues };
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues };
 }
 export type Services = ReturnType<typeof buildServices>;

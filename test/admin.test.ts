@@ -204,21 +204,21 @@ describe('keys, runs, usage, queues', () => {
 
     const byUser = await api.get(`/api/admin/usage?${window}&group_by=user`);
     const row = (key: string) => byUser.body.items.find((r: { key: string }) => r.key === key);
-    expect(row(alice.user.id)).toEqual({ key: alice.user.id, runs: 4, succeeded: 1, failed: 1, cancelled: 1, prompt_tokens: 70, completion_tokens: 6, reasoning_tokens: 3 });
+    expect(row(alice.user.id)).toEqual({ key: alice.user.id, runs: 4, succeeded: 1, failed: 1, cancelled: 1, prompt_tokens: 70, completion_tokens: 6, reasoning_tokens: 3, cost: null });
     expect(row(bob.user.id)).toMatchObject({ runs: 1, succeeded: 1, prompt_tokens: 100 });
     expect(byUser.body).toMatchObject({ from: '2026-03-01T00:00:00.000Z', to: '2026-03-05T00:00:00.000Z', group_by: 'user' });
     // Partial days at both edges come from the runs; whole days from the rollup: the sums agree.
     const byDay = await api.get(`/api/admin/usage?from=2026-03-01T12:00:00Z&to=2026-03-03T00:30:00Z&group_by=day&user_id=${alice.user.id}`);
     expect(byDay.body.items).toEqual([
-      { key: '2026-03-02', runs: 1, succeeded: 0, failed: 1, cancelled: 0, prompt_tokens: 20, completion_tokens: 2, reasoning_tokens: 1 },
-      { key: '2026-03-03', runs: 1, succeeded: 0, failed: 0, cancelled: 1, prompt_tokens: 40, completion_tokens: 2, reasoning_tokens: 1 },
+      { key: '2026-03-02', runs: 1, succeeded: 0, failed: 1, cancelled: 0, prompt_tokens: 20, completion_tokens: 2, reasoning_tokens: 1, cost: null },
+      { key: '2026-03-03', runs: 1, succeeded: 0, failed: 0, cancelled: 1, prompt_tokens: 40, completion_tokens: 2, reasoning_tokens: 1, cost: null },
     ]);
     const paged = await api.get(`/api/admin/usage?${window}&group_by=day&size=2&page=2`);
     expect(paged.body).toMatchObject({ total: 4, page: 2, items: [{ key: '2026-03-03' }, { key: '2026-03-04' }] });
     // A run that finishes later moves its counts from running to succeeded, with its tokens.
     await knex()('runs').where({ user_id: alice.user.id, status: 'running' }).update({ status: 'succeeded', usage: JSON.stringify({ prompt_tokens: 7, completion_tokens: 1, reasoning_tokens: 0, total_tokens: 8 }) });
     const after = await api.get(`/api/admin/usage?from=2026-03-04&to=2026-03-05&user_id=${alice.user.id}`);
-    expect(after.body.items).toEqual([{ key: alice.user.id, runs: 1, succeeded: 1, failed: 0, cancelled: 0, prompt_tokens: 7, completion_tokens: 1, reasoning_tokens: 0 }]);
+    expect(after.body.items).toEqual([{ key: alice.user.id, runs: 1, succeeded: 1, failed: 0, cancelled: 0, prompt_tokens: 7, completion_tokens: 1, reasoning_tokens: 0, cost: null }]);
     // Defaults: the last 30 days.
     const defaults = await api.get('/api/admin/usage');
     expect(Date.parse(defaults.body.to) - Date.parse(defaults.body.from)).toBe(30 * 24 * 3600 * 1000);

@@ -29,6 +29,8 @@ async function seed(knex: Knex) {
   await knex.raw(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) select id, gen_random_uuid(), md5(email) || md5(id::text), now() + interval '1 day' from users`);
   await knex.raw(`insert into agents (user_id, name) select id, 'seed agent' from users`);
   await knex.raw(`insert into webhook_endpoints (user_id, url, events, secret_sealed) select id, 'https://hooks.example.test/seed', '["run.succeeded"]', 'sealed' from users`);
+  // A run's final statement looks up its model's price (DESIGN §18).
+  await knex.raw(`insert into model_prices (model, input_per_million, output_per_million) select 'seed-model-' || g, 1, 2 from generate_series(1, ?) g`, [users]);
   await knex.raw(
     `insert into conversations (id, user_id, title) select gen_random_uuid(), u.id, 'seed' from users u cross join generate_series(1, ?)`,
     [conversationsPerUser],

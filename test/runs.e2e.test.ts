@@ -72,7 +72,7 @@ describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
       expect(answer.content).toContain('84');
       expect(tokens).toBe(answer.content);
       expect(ofType(res.events, 'done')[0]!.data.status).toBe('succeeded');
-      expect(ofType(res.events, 'run')[0]!.data).toEqual({ run_id: runId, conversation_id: conversationId, agent_id: null, mode: 'react', status: 'queued' });
+      expect(ofType(res.events, 'run')[0]!.data).toEqual({ run_id: runId, conversation_id: conversationId, agent_id: null, mode: 'react', status: 'queued', trace_id: null });
 
       const run = await stack.knex('runs').where({ id: runId }).first();
       expect(run).toMatchObject({ status: 'succeeded', mode: 'react', query: 'What is 12*7?', answer: answer.content });

@@ -96,6 +96,8 @@ describe('scope rules', () => {
     kind: 'api_key',
     scopes,
     expiresAt: null,
+    rateLimitRpm: null,
+    budgets: [],
   });
   const cases: [Principal, AccessRule, boolean][] = [
     [principal(null), {}, true],

@@ -7,6 +7,7 @@ import type { Models } from '../src/db/models.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
 import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
+import { BudgetLedger } from '../src/budgets/ledger.js';
 import { RunStore } from '../src/shared/run-store.js';
 import { WEBHOOK_QUEUE, type WebhookJob } from '../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
@@ -23,6 +24,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { ExecutorDeps } from './executor.js';
 import { ToolListCache } from './connectors/sessions.js';
 import { LocalModel } from './models/local.js';
+import { RunTracer } from './telemetry.js';
 import { GatewayModel } from './models/gateway/provider.js';
 import { UnconfiguredGateway } from './models/gateway/unconfigured.js';
 import type { ModelProvider } from './models/types.js';
@@ -82,7 +84,10 @@ export function workerServices(config: Config, clients: WorkerClients) {
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
+    // Spans of runs (DESIGN §18) only when tracing is on; the entry point has started the SDK they go to.
+    tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
     images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),
+    budgets: new BudgetLedger(redis, keys),
     connectors: {
       models,
       sealer,

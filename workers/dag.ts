@@ -62,7 +62,7 @@ async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Pr
   const scope = nodeScope(node.id);
   await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
   try {
-    const { output, citations } = await runNode(ctx, node, state.wave, state.outputs);
+    const { output, citations } = await ctx.inNode(node.id, () => runNode(ctx, node, state.wave, state.outputs));
     await ctx.publish('node', { node_id: node.id, status: 'succeeded', output }, scope);
     state.outputs[node.id] = output;
     if (citations.length > 0) (state.citations ??= {})[node.id] = citations;
@@ -119,7 +119,7 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
       ...work.map((n): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: n.id, content: state.outputs[n.id] ?? '' })),
       ...state.injected,
     ];
-    const result = await ctx.complete(messages, wave, { tools: [], scope: synthesis });
+    const result = await ctx.inNode(SYNTHESIS_NODE, () => ctx.complete(messages, wave, { tools: [], scope: synthesis }));
     await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: result.text }, synthesis);
     if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason, citations: nodeCitations(state) };
     if (attempt >= ctx.agent.maxIterations) throw new RunFailure('max_iterations', 'Injected messages kept arriving past max_iterations');

@@ -19,6 +19,9 @@ import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
 import type { ChatMessage } from './models/types.js';
 import type { ModelProvider } from './models/types.js';
 import type { ModelImages } from '../src/files/model-images.js';
+import type { BudgetLedger, BudgetRef } from '../src/budgets/ledger.js';
+import { BudgetSpent, RunBudget } from './run-budget.js';
+import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
 
@@ -49,6 +52,10 @@ export interface Assignment {
   crashes: number;
   /** The request that started the run (absent in jobs of an earlier release). */
   requestId?: string;
+  /** The token budgets the run is charged to (none in jobs of an earlier release). */
+  budgets?: BudgetRef[];
+  /** The trace of the request that started the run (DESIGN §18): the attempt's spans join it. */
+  traceparent?: string;
 }
 
 export interface ExecutorDeps extends ToolServices {
@@ -64,6 +71,8 @@ export interface ExecutorDeps extends ToolServices {
   connectors: ConnectorRuntime;
   /** The bytes of the images runs show their models. */
   images: ModelImages;
+  /** Where model calls' tokens are charged (DESIGN §18). */
+  budgets: BudgetLedger;
 }
 
 /**
@@ -84,6 +93,7 @@ export class RunExecutor {
   async execute(assignment: Assignment, cancel: AbortController, control: RunControl): Promise<ExecutionResult> {
     const { runId, attempt, crashes } = assignment;
     const { lease, store, limits } = this.deps;
+    const received = Date.now();
     const [taken, loaded] = await this.takeAndLoad(assignment);
     if (!loaded) {
       this.deps.logger.warn({ run_id: runId }, 'a run job names no run; dropping it');
@@ -122,6 +132,7 @@ export class RunExecutor {
       approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
+      budget: new RunBudget(this.deps.budgets, assignment.budgets ?? []),
       images: loaded.attachments,
       imageSource,
     });
@@ -129,9 +140,16 @@ export class RunExecutor {
     const heartbeat = setInterval(() => {
       ctx.heartbeat().then(({ cancelPending }) => cancelPending && cancel.abort(new RunCancelled()), () => {});
     }, (lease.options.markerTtlSeconds * 1000) / 10);
-    try {
+    const attemptRun = async (span?: AgentSpan) => {
       const ending = await this.runLoop(ctx, transcript(loaded.history, agent.instructions), checkpoint, taken.cancelPending);
-      return await this.conclude(ctx, ending, started);
+      span?.ended(outcomeOf(ending), ctx.usage);
+      return this.conclude(ctx, ending, started);
+    };
+    try {
+      const { tracer } = this.deps;
+      if (!tracer) return await attemptRun();
+      const invocation = { runId: run.id, conversationId: run.conversation_id, mode: run.mode, attempt, agentId: loaded.agent?.id ?? null, agentName: loaded.agent?.name ?? null, model: agent.model, apiFormat: agent.settings.apiFormat };
+      return await tracer.invokeAgent(invocation, assignment.traceparent, received, attemptRun);
     } finally {
       clearInterval(heartbeat);
       clearTimeout(deadline);
@@ -247,7 +265,7 @@ export class RunExecutor {
     await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
       const { answer, finishReason, citations } = ending;
-      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started });
+      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model });
       void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
@@ -258,7 +276,8 @@ export class RunExecutor {
     await ctx.release(0);
     const status = ending instanceof RunCancelled ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
-    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started });
+    const answer = ending instanceof BudgetSpent ? ending.answerSoFar : null;
+    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer });
     if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
@@ -311,6 +330,16 @@ function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: 
     // An agent with knowledge bases can always search them.
     tools: knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? [...tools, 'knowledge_base_retrieve'] : tools,
   };
+}
+
+/** How an attempt ended, as its `invoke_agent` span records it (DESIGN §18). */
+function outcomeOf(ending: Ending): AttemptOutcome {
+  if (ending instanceof RunFailure) return { status: 'failed', errorType: ending.code };
+  if (ending instanceof RunCancelled) return { status: 'cancelled' };
+  if (ending instanceof AwaitingApproval) return { status: 'waiting' };
+  if (ending instanceof HandBack) return { status: 'handed_back' };
+  if (ending instanceof Superseded) return { status: 'superseded' };
+  return { status: 'succeeded' };
 }
 
 /** Earlier turns of the conversation, oldest first, after the agent's instructions. */

@@ -8,11 +8,25 @@ import { startWorkers } from './start.js';
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'worker', config.logFormat === 'pretty' ? prettyDestination() : undefined);
 for (const warning of config.warnings) logger.warn(warning);
+// Traces (DESIGN §18): the SDK is loaded and started only when an OTLP endpoint is configured.
+const tracing = config.tracing ? (await import('../src/telemetry/tracing.js')).startTracing(config.tracing, 'worker', logger) : undefined;
 
 try {
   const workers = await startWorkers(config, logger, new Metrics(config.metrics.enabled));
-  onShutdown(logger, () => workers.close(), config.shutdownTimeoutMs);
+  onShutdown(
+    logger,
+    async () => {
+      try {
+        await workers.close();
+      } finally {
+        // The attempts handed back or finished: their spans go out with the last batch.
+        await tracing?.shutdown();
+      }
+    },
+    config.shutdownTimeoutMs,
+  );
 } catch (err) {
   logger.fatal({ err }, (err as Error).message);
+  await tracing?.shutdown();
   process.exit(1);
 }

@@ -18,6 +18,8 @@ import { MAIN_SCOPE, type RunEvents } from './run-events.js';
 import type { ToolApprovals } from './approvals.js';
 import type { Attachment } from '../src/files/attachments.js';
 import type { ImageSource } from '../src/files/model-images.js';
+import type { RunBudget } from './run-budget.js';
+import type { RunTracer } from './telemetry.js';
 
 export { END_SCOPE, MAIN_SCOPE, nodeScope } from './run-events.js';
 
@@ -40,6 +42,8 @@ export interface ToolServices {
   searchKnowledge: (knowledgeBaseIds: string[], query: string, topK: number, options: { signal?: AbortSignal; minSimilarity?: number }) => Promise<RetrievedChunk[]>;
   /** doc_mode grounded: how similar a passage must be to count as found (keyword hits always count). */
   groundedMinSimilarity: number;
+  /** The run's spans (DESIGN §18); absent when tracing is off: calls go straight through, no span built. */
+  tracer?: RunTracer;
 }
 
 /** The parts a RunContext is made of; the executor builds them per attempt. */
@@ -63,6 +67,8 @@ export interface RunParts {
   /** Settles once this attempt's claim is written (rejects with Superseded when it lost). */
   claimed: Promise<void>;
   resumeFrom?: Checkpoint;
+  /** The token budgets the run's model calls are charged to (DESIGN §18). */
+  budget: RunBudget;
   /** The images sent with the question (DESIGN §15), and where model calls read their bytes. */
   images: Attachment[];
   imageSource: ImageSource;
@@ -143,20 +149,33 @@ export class RunContext {
       messages = withGroundingInstruction(messages);
     }
     const { imageSource } = this.parts;
-    const result = await this.timedModelCall(() => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger, imageSource }, this.sink(iteration, options)));
-    this.addUsage(result.usage);
+    const call = () => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger, imageSource }, this.sink(iteration, options));
+    const result = await this.timedModelCall(() => this.traced((tracer, run) => tracer.chat(this.chatRequest(messages), run), call));
+    await this.spend(result.usage);
+    if (result.text) this.answerSoFar = result.text;
     return requireVisible(result, model, settings.maxTokens);
   }
 
   async plan(): Promise<PlanNode[]> {
     const { model, settings } = this.agent;
     const { images, imageSource } = this.parts;
-    const { nodes, usage } = await this.timedModelCall(() => this.parts.model.plan({ model, settings, query: this.run.query, images, imageSource, signal: this.signal, log: this.parts.services.logger }));
-    this.addUsage(usage);
+    const call = () => this.parts.model.plan({ model, settings, query: this.run.query, images, imageSource, signal: this.signal, log: this.parts.services.logger });
+    const { nodes, usage } = await this.timedModelCall(() => this.traced((tracer, run) => tracer.plan(this.chatRequest(() => [this.question()]), run), call));
+    await this.spend(usage);
     return nodes;
   }
 
-  private timedModelCall<T>(call: () => Promise<T>): Promise<T> {
+  /** The last text a model call gave: what a run stopped by its budget keeps as its answer. */
+  private answerSoFar: string | null = null;
+
+  /** A model call's usage, counted in the run and charged to its budgets. */
+  private async spend(usage: Usage): Promise<void> {
+    this.addUsage(usage);
+    await this.parts.budget.charge(usage);
+  }
+
+  private async timedModelCall<T>(call: () => Promise<T>): Promise<T> {
+    await this.parts.budget.ensureRoom(this.answerSoFar);
     const { model, settings } = this.agent;
     const provider = model === LOCAL_MODEL ? 'local' : 'gateway';
     const labels = { provider, format: provider === 'local' ? 'local' : settings.apiFormat };
@@ -165,6 +184,22 @@ export class RunContext {
 
   private addUsage(usage: Usage): void {
     for (const key of Object.keys(this.usage) as (keyof Usage)[]) this.usage[key] += usage[key];
+  }
+
+  /** `run` inside the span `span` makes of it when tracing is on (DESIGN §18); straight through otherwise. */
+  private traced<T>(span: (tracer: RunTracer, run: () => Promise<T>) => Promise<T>, run: () => Promise<T>): Promise<T> {
+    const { tracer } = this.parts.services;
+    return tracer ? span(tracer, run) : run();
+  }
+
+  private chatRequest(messages: ChatMessage[] | (() => ChatMessage[])) {
+    const { model, settings } = this.agent;
+    return { model, settings, conversationId: this.run.conversation_id, messages: typeof messages === 'function' ? messages : () => messages };
+  }
+
+  /** A DAG node's work, in a span of its own when tracing is on. */
+  inNode<T>(nodeId: string, run: () => Promise<T>): Promise<T> {
+    return this.traced((tracer, work) => tracer.node(nodeId, work), run);
   }
 
   async checkpoint(loop: LoopState): Promise<void> {
@@ -259,15 +294,15 @@ export class RunContext {
       const { output, isError } = decision?.decision === 'reject'
         ? { output: `rejected: ${decision.message || 'no reason given'}`, isError: true }
         : await timeOutcome(services.metrics.toolCallDuration, { tool: toolLabel(call.name) }, this.signal, () =>
-            runTool(tools, call, {
+            this.traced((tracer, run) => tracer.tool(call, tools, this.run.conversation_id, run), () => runTool(tools, call, {
               signal: this.signal,
               now: services.now,
               searchKnowledge: (query, topK) =>
-                services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
+                this.traced((tracer, run) => tracer.retrieval(this.agent.knowledgeBaseIds, query, topK, run), () => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
                   signal: this.signal,
                   minSimilarity: this.agent.docMode === 'grounded' ? services.groundedMinSimilarity : undefined,
-                }),
-            }), (result) => (result.isError ? 'error' : 'ok'));
+                })),
+            })), (result) => (result.isError ? 'error' : 'ok'));
       await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
       const content = typeof output === 'string' ? output : JSON.stringify(output);
       results.push({ role: 'tool', content, toolCallId: call.id, name: call.name, ...(isError ? { isError } : {}) });

@@ -24,11 +24,14 @@ const nextStartOfDay = (at: Date) => new Date(Math.ceil(at.getTime() / DAY_MS) *
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The columns an administrator sees of a run: the client's view plus its owner (never the checkpoint). */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'user_metadata', 'created_at', 'started_at', 'finished_at'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'cost', 'user_metadata', 'trace_id', 'created_at', 'started_at', 'finished_at'];
 
 /** The token and outcome counts of one row of parts: a usage_daily row, or one run. */
 const PART_COUNTS = `runs, succeeded, failed, cancelled, prompt_tokens, completion_tokens, reasoning_tokens`;
 const RUN_AS_PART = `1, (status = 'succeeded')::int, (status = 'failed')::int, (status = 'cancelled')::int, prompt_tokens, completion_tokens, reasoning_tokens`;
+/** The known costs of a row of parts and how many runs had one (DESIGN §18): a row's cost is null when none had. */
+const PART_COST = `cost, priced_runs`;
+const RUN_COST_AS_PART = `coalesce(cost, 0), (cost is not null)::int`;
 
 /**
  * Runs across users, and usage: for administrators (DESIGN §9). Both are bounded by indexes made
@@ -52,7 +55,7 @@ export class RunReports {
     return paginate(query, page, (run) => ({ ...run.toPublic(), user_id: run.user_id }));
   }
 
-  /** Runs, outcomes and tokens in [from, to), per user or per UTC day, ordered by key. */
+  /** Runs, outcomes, tokens and cost (null where no run had a price) in [from, to), per user or per UTC day, ordered by key. */
   async usage(request: UsageQuery, pagination: Pagination) {
     const { from, to } = request;
     const fullFrom = nextStartOfDay(from);
@@ -61,11 +64,11 @@ export class RunReports {
     const bindings: Knex.Value[] = [];
     const forUser = request.user_id ? ' and user_id = ?' : '';
     const runsBetween = (start: Date, end: Date) => {
-      parts.push(`select (created_at at time zone 'UTC')::date as day, user_id, ${RUN_AS_PART} from runs where created_at >= ? and created_at < ?${forUser}`);
+      parts.push(`select (created_at at time zone 'UTC')::date as day, user_id, ${RUN_AS_PART}, ${RUN_COST_AS_PART} from runs where created_at >= ? and created_at < ?${forUser}`);
       bindings.push(start, end, ...(request.user_id ? [request.user_id] : []));
     };
     if (fullFrom < fullTo) {
-      parts.push(`select day, user_id, ${PART_COUNTS} from usage_daily where day >= ?::date and day < ?::date${forUser}`);
+      parts.push(`select day, user_id, ${PART_COUNTS}, ${PART_COST} from usage_daily where day >= ?::date and day < ?::date${forUser}`);
       bindings.push(isoDay(fullFrom), isoDay(fullTo), ...(request.user_id ? [request.user_id] : []));
       if (from < fullFrom) runsBetween(from, fullFrom);
       if (fullTo < to) runsBetween(fullTo, to);
@@ -75,15 +78,16 @@ export class RunReports {
     const key = request.group_by === 'day' ? `to_char(day, 'YYYY-MM-DD')` : 'user_id::text';
     const sums = PART_COUNTS.split(', ').map((name) => `sum(${name}) as ${name}`).join(', ');
     const { rows } = await this.knex.raw(
-      `with parts as (${parts.join(' union all ')}),
-            grouped as (select ${key} as key, ${sums} from parts group by 1)
+      // Columns named here: a window holding no whole UTC day has only a runs part, whose columns have no names of their own.
+      `with parts (day, user_id, ${PART_COUNTS}, ${PART_COST}) as (${parts.join(' union all ')}),
+            grouped as (select ${key} as key, ${sums}, case when sum(priced_runs) > 0 then sum(cost) end as cost from parts group by 1)
        select (select count(*) from grouped) as total,
               coalesce((select json_agg(g order by g.key) from (select * from grouped order by key limit ? offset ?) g), '[]') as items`,
       [...bindings, pagination.size, (pagination.page - 1) * pagination.size],
     );
-    const { total, items } = rows[0] as { total: string; items: Record<string, string | number>[] };
-    const numbers = (row: Record<string, string | number>) =>
-      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, name === 'key' ? value : Number(value)]));
+    const { total, items } = rows[0] as { total: string; items: Record<string, string | number | null>[] };
+    const numbers = (row: Record<string, string | number | null>) =>
+      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, name === 'key' || value === null ? value : Number(value)]));
     return {
       ...pageOf(items.map(numbers), Number(total), pagination),
       from: from.toISOString(),

@@ -8,6 +8,8 @@ import type { CredentialCache } from '../auth/cache.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { Actor, AuditEntry, AuditLog } from '../audit/log.js';
 import type { RunLease } from '../shared/run-lease.js';
+import type { BudgetLedger, TokenBudget } from '../budgets/ledger.js';
+import { limitChanges, tokenUsage } from '../limits/settings.js';
 
 export interface UserFilters {
   q?: string;
@@ -26,6 +28,9 @@ export interface UserChanges {
   name?: string;
   role?: Role;
   is_active?: boolean;
+  /** DESIGN §18: the user's JWTs' limit and the cap of its keys'. */
+  rate_limit_rpm?: number | null;
+  token_budget?: TokenBudget | null;
 }
 
 export interface UserAdminOptions {
@@ -69,15 +74,22 @@ export class UserAdminService {
     private readonly cache: CredentialCache,
     private readonly audit: AuditLog,
     private readonly lease: Pick<RunLease, 'cancel'>,
+    private readonly budgets: Pick<BudgetLedger, 'usage'>,
     private readonly options: UserAdminOptions = DEFAULT_USER_ADMIN,
   ) {}
 
-  list(filters: UserFilters, page: Pagination) {
+  /** The user as administrators see it, with its budget's use this period (DESIGN §18). */
+  private async record(user: User) {
+    return { ...user.toAdmin(), token_usage: await tokenUsage(this.budgets, 'user', user) };
+  }
+
+  async list(filters: UserFilters, page: Pagination) {
     const query = this.models.User.query().orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
     if (filters.q) query.whereRaw('strpos(lower(email), lower(?)) > 0', [filters.q]);
     if (filters.role) query.where('role', filters.role);
     if (filters.is_active !== undefined) query.where('is_active', filters.is_active);
-    return paginate(query, page, (user) => user.toAdmin());
+    const listed = await paginate(query, page, (user) => this.record(user));
+    return { ...listed, items: await Promise.all(listed.items) };
   }
 
   /** The user with the counts of what they own. */
@@ -91,7 +103,7 @@ export class UserAdminService {
       { id },
     );
     const counts = Object.fromEntries(Object.entries(rows[0] as Record<string, string>).map(([name, value]) => [name, Number(value)]));
-    return { ...user.toAdmin(), counts };
+    return { ...(await this.record(user)), counts };
   }
 
   /** Creates a user; without a password one is generated and returned (this once). */
@@ -105,7 +117,8 @@ export class UserAdminService {
         const details = { name, role: input.role, generated: input.password === undefined };
         return { result: created, entries: [userEntry('user.create', created, details)] };
       });
-      return input.password === undefined ? { ...user.toAdmin(), password } : user.toAdmin();
+      const record = await this.record(user);
+      return input.password === undefined ? { ...record, password } : record;
     } catch (err) {
       const pgError = err as { code?: string; nativeError?: { code?: string } };
       if ((pgError.nativeError?.code ?? pgError.code) === UNIQUE_VIOLATION) throw emailTaken(input.email);
@@ -124,7 +137,7 @@ export class UserAdminService {
     });
     await this.cache.invalidateUser(id);
     if (before.is_active && !after.is_active) await this.cancelActiveRuns(id);
-    return after.toAdmin();
+    return this.record(after);
   }
 
   /**
@@ -192,11 +205,13 @@ export class UserAdminService {
   }
 }
 
-/** One audit entry per kind of change: a rename, a role change, a disable or enable. */
+/** One audit entry per kind of change: a rename, a role change, a disable or enable, a change of limits. */
 function changeEntries(before: User, after: User): AuditEntry[] {
   const entries: AuditEntry[] = [];
   if (before.name !== after.name) entries.push(userEntry('user.update', after, { name: { from: before.name, to: after.name } }));
   if (before.role !== after.role) entries.push(userEntry('user.role_change', after, { role: { from: before.role, to: after.role } }));
   if (before.is_active !== after.is_active) entries.push(userEntry(after.is_active ? 'user.enable' : 'user.disable', after));
+  const limits = limitChanges(before, after);
+  if (Object.keys(limits).length) entries.push(userEntry('user.update', after, limits));
   return entries;
 }

@@ -40,12 +40,14 @@ export type AuditAction =
   | 'webhook.rotate_secret'
   | 'webhook.disable'
   | 'run.cancel'
+  | 'model_price.set'
+  | 'model_price.delete'
   | 'dashboard.login'
   | 'dashboard.login_refused';
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType?: 'user' | 'api_key' | 'connector' | 'webhook' | 'run' | 'session';
+  targetType?: 'user' | 'api_key' | 'connector' | 'webhook' | 'run' | 'session' | 'model_price';
   targetId?: string | null;
   /** What changed, by name and non-secret value; scrubbed again on the way in. */
   details?: Record<string, unknown>;
@@ -72,8 +74,11 @@ interface AuditRow {
   details: Record<string, unknown>;
 }
 
-/** Field names whose values are secrets, and values that look like credentials, wherever they appear. */
-const SECRET_NAME = /pass|secret|token|authorization|cookie|api[_-]?key|^key$|header_values/i;
+/**
+ * Field names whose values are secrets, and values that look like credentials, wherever they appear.
+ * `token_budget` (a count of model tokens, DESIGN §18) names no credential.
+ */
+const SECRET_NAME = /pass|secret|token(?!_budget$)|authorization|cookie|api[_-]?key|^key$|header_values/i;
 const SECRET_VALUE = /svc_[0-9A-Za-z]{8,}|eyJ[\w-]+\.[\w-]+\.[\w-]*|whsec_\w+/;
 const MAX_DEPTH = 4;
 

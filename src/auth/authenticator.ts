@@ -1,4 +1,7 @@
-import type { Models, User, Role } from '../db/models.js';
+import type { Models, User, Role, ApiKey } from '../db/models.js';
+import type { BudgetRef } from '../budgets/ledger.js';
+import { effectiveRateLimit } from '../limits/rate-limits.js';
+import { budgetOf } from '../limits/settings.js';
 import { AuthError } from '../shared/errors.js';
 import type { CredentialCache } from './cache.js';
 import type { JwtService } from './jwt.js';
@@ -16,9 +19,31 @@ export interface Principal {
   /** The key's first characters (its `key_prefix`), which name it in the audit log. */
   keyPrefix?: string;
   expiresAt: Date | null;
+  /**
+   * Requests per minute this credential may make (DESIGN §18): the lower of the key's and its user's
+   * `rate_limit_rpm`, the user's alone for a JWT, else DEFAULT_RATE_LIMIT_RPM; null = not limited.
+   */
+  rateLimitRpm: number | null;
+  /** The token budgets its runs are charged to: the key's (if set), then its user's (if set). */
+  budgets: BudgetRef[];
+}
+
+export interface AuthenticatorOptions {
+  /** DEFAULT_RATE_LIMIT_RPM: the limit of credentials whose key and user set none; null = none. */
+  defaultRateLimitRpm: number | null;
 }
 
 const principalUser = (user: User) => ({ id: user.id, email: user.email, role: user.role });
+
+/** A credential's limits, from the cached key and user rows (no query of their own). */
+function limitsOf(user: User, key: ApiKey | undefined, defaultRpm: number | null): Pick<Principal, 'rateLimitRpm' | 'budgets'> {
+  const budgets: BudgetRef[] = [];
+  const keyBudget = key && budgetOf('key', key);
+  if (keyBudget) budgets.push(keyBudget);
+  const userBudget = budgetOf('user', user);
+  if (userBudget) budgets.push(userBudget);
+  return { rateLimitRpm: effectiveRateLimit(key?.rate_limit_rpm, user.rate_limit_rpm, defaultRpm), budgets };
+}
 
 /** Turns a bearer credential into a Principal, or throws the spec's 401 codes. */
 export class Authenticator {
@@ -27,6 +52,7 @@ export class Authenticator {
     private readonly jwt: JwtService,
     private readonly cache: CredentialCache,
     private readonly usage: UsageRecorder,
+    private readonly options: AuthenticatorOptions = { defaultRateLimitRpm: null },
   ) {}
 
   async authenticate(credential: string | undefined): Promise<Principal> {
@@ -42,7 +68,8 @@ export class Authenticator {
     if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw new AuthError('token_expired', 'The API key has expired');
     this.usage.record(key.id);
     const { id: keyId, key_prefix: keyPrefix, scopes, expires_at: expiresAt } = key;
-    return { user: principalUser(user), kind: 'api_key', scopes: parseScopes(scopes), keyId, keyPrefix, expiresAt };
+    const limits = limitsOf(user, key, this.options.defaultRateLimitRpm);
+    return { user: principalUser(user), kind: 'api_key', scopes: parseScopes(scopes), keyId, keyPrefix, expiresAt, ...limits };
   }
 
   private async lookupKey(credential: string) {
@@ -65,7 +92,8 @@ export class Authenticator {
     const user = await this.activeUser(claims.userId, 'The access token');
     const revoked = await cache.fill(cache.sessions, claims.sessionId, () => sessionRevoked(models, claims.sessionId));
     if (revoked) throw new AuthError('invalid_token', 'The session of this access token was revoked; log in again');
-    return { user: principalUser(user), kind: 'jwt', scopes: null, expiresAt: claims.expiresAt };
+    const limits = limitsOf(user, undefined, this.options.defaultRateLimitRpm);
+    return { user: principalUser(user), kind: 'jwt', scopes: null, expiresAt: claims.expiresAt, ...limits };
   }
 
   /**

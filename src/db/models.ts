@@ -10,6 +10,7 @@ import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { Sampling } from '../shared/sampling.js';
+import type { TokenBudget } from '../budgets/ledger.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -22,8 +23,16 @@ export class User extends Model {
   password_hash!: string;
   /** A disabled user's keys and tokens are refused (DESIGN §9). */
   is_active!: boolean;
+  /** DESIGN §18: requests per minute of the user's JWTs, and the cap of each of its keys; null: none. */
+  rate_limit_rpm!: number | null;
+  /** DESIGN §18: model tokens per UTC day or month of all the user's runs; null: none. */
+  token_budget!: TokenBudget | null;
   created_at!: Date;
   updated_at!: Date;
+
+  static override get jsonAttributes() {
+    return ['token_budget'];
+  }
 
   /** The public view of a user; never includes the password hash. */
   toPublic() {
@@ -32,7 +41,7 @@ export class User extends Model {
 
   /** The user as administrators see it. */
   toAdmin() {
-    return { ...this.toPublic(), is_active: this.is_active, updated_at: this.updated_at.toISOString() };
+    return { ...this.toPublic(), is_active: this.is_active, rate_limit_rpm: this.rate_limit_rpm ?? null, token_budget: this.token_budget ?? null, updated_at: this.updated_at.toISOString() };
   }
 }
 
@@ -60,8 +69,16 @@ export class ApiKey extends Model {
   expires_at!: Date | null;
   last_used_at!: Date | null;
   total_requests!: number;
+  /** DESIGN §18: requests per minute (at most its user's); null: its user's, else DEFAULT_RATE_LIMIT_RPM. */
+  rate_limit_rpm!: number | null;
+  /** DESIGN §18: model tokens per UTC day or month of the runs this key starts; null: none of its own. */
+  token_budget!: TokenBudget | null;
   created_at!: Date;
   updated_at!: Date;
+
+  static override get jsonAttributes() {
+    return ['token_budget'];
+  }
 
   override $parseDatabaseJson(json: Pojo): Pojo {
     const parsed = super.$parseDatabaseJson(json);
@@ -81,6 +98,8 @@ export class ApiKey extends Model {
       expires_at: this.expires_at?.toISOString() ?? null,
       last_used_at: this.last_used_at?.toISOString() ?? null,
       total_requests: this.total_requests,
+      rate_limit_rpm: this.rate_limit_rpm ?? null,
+      token_budget: this.token_budget ?? null,
       created_at: this.created_at.toISOString(),
     };
   }
@@ -160,8 +179,12 @@ export class Run extends Model {
   doc_mode!: DocMode | null;
   error!: { code: string; message: string } | null;
   usage!: Record<string, number> | null;
+  /** What the run cost at its model's price when it ended (DESIGN §18); numeric, so Postgres sends it as text. Null: no price. */
+  cost!: string | number | null;
   /** What an OpenAI-style client asked of the model calls (DESIGN §16); null for the platform's own endpoints. */
   sampling!: Sampling | null;
+  /** The run's OpenTelemetry trace id (DESIGN §18); null when tracing was off (or the trace not sampled). */
+  trace_id!: string | null;
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;
@@ -192,7 +215,9 @@ export class Run extends Model {
       finish_reason: this.finish_reason,
       error: this.error,
       usage: this.usage,
+      cost: this.cost === null || this.cost === undefined ? null : Number(this.cost),
       user_metadata: this.user_metadata,
+      trace_id: this.trace_id ?? null,
       created_at: this.created_at.toISOString(),
       started_at: this.started_at?.toISOString() ?? null,
       finished_at: this.finished_at?.toISOString() ?? null,

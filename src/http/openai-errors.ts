@@ -15,7 +15,8 @@ const TYPES: Record<number, string> = {
 };
 
 export function openAiErrorBody(status: number, body: Record<string, unknown>): { error: Record<string, unknown> } {
-  const type = status >= 500 ? 'server_error' : (TYPES[status] ?? 'invalid_request_error');
+  // A spent token budget is its own type at OpenAI, which clients (LiteLLM, LibreChat) tell from a rate limit.
+  const type = body.error === 'insufficient_quota' ? 'insufficient_quota' : status >= 500 ? 'server_error' : (TYPES[status] ?? 'invalid_request_error');
   const detail = body.detail as ValidationIssue[] | undefined;
   if (Array.isArray(detail)) {
     const first = detail[0];

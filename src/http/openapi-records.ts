@@ -6,6 +6,7 @@ import { TOOL_NAMES } from '../shared/tools.js';
 import { CHUNK_STRATEGIES, KNOWLEDGE_BASE_STATUSES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
 import { WEBHOOK_EVENTS } from '../db/webhook-models.js';
 import type { MediaResponse } from './route.js';
+import { BUDGET_PERIODS } from '../budgets/ledger.js';
 
 /**
  * The records the API answers with, as valibot schemas (DESIGN §12). They document the responses
@@ -68,7 +69,7 @@ export const errorBodies: Record<number, v.GenericSchema> = {
   413: errorOf(['payload_too_large']),
   415: errorOf(['unsupported_media_type']),
   422: ValidationErrorBody,
-  429: errorOf(['rate_limited']),
+  429: errorOf(['rate_limited', 'insufficient_quota']),
   500: InternalErrorBody,
   // The gateway's verdict on a call the request needed, e.g. model_not_found (DESIGN §6).
   502: v.strictObject({ error: v.string(), message: v.string() }),
@@ -77,8 +78,21 @@ export const errorBodies: Record<number, v.GenericSchema> = {
 
 // Identity
 
+/** DESIGN §18: the limits a key or a user carries, and its budget's use in the current period. */
+const limitRecords = {
+  rate_limit_rpm: described(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100_000))), 'Requests per minute; null: none of its own'),
+  token_budget: described(
+    v.nullable(v.strictObject({ limit: v.pipe(v.number(), v.integer(), v.minValue(1)), period: v.picklist(BUDGET_PERIODS) })),
+    'Model tokens per UTC calendar day or month; null: none of its own',
+  ),
+  token_usage: described(
+    v.nullable(v.strictObject({ used: count, period_start: instant, resets_at: instant })),
+    "The budget's current period: tokens used so far, when it began and when it resets; null without a budget",
+  ),
+};
+
 export const PublicUser = v.strictObject({ id: uuid, email: v.string(), name: v.string(), role: v.picklist(['admin', 'member', 'restricted']), created_at: instant });
-export const AdminUser = v.strictObject({ ...PublicUser.entries, is_active: v.boolean(), updated_at: instant });
+export const AdminUser = v.strictObject({ ...PublicUser.entries, is_active: v.boolean(), ...limitRecords, updated_at: instant });
 export const TokenPair = v.strictObject({
   access_token: described(v.string(), 'A JWT, valid for expires_in seconds'),
   refresh_token: described(v.string(), 'Single use: exchange it at POST /api/auth/refresh'),
@@ -96,6 +110,7 @@ export const ApiKeyInfo = v.strictObject({
   expires_at: v.nullable(instant),
   last_used_at: v.nullable(instant),
   total_requests: count,
+  ...limitRecords,
   created_at: instant,
 });
 
@@ -114,7 +129,9 @@ export const RunRecord = v.strictObject({
   finish_reason: v.nullable(v.picklist(FINISH_REASONS)),
   error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
   usage: v.nullable(tokenCounts),
+  cost: described(v.nullable(v.number()), "What the run cost at its model's price when it ended (DESIGN §18); null until it ends, or when the model has no price"),
   user_metadata: v.nullable(v.string()),
+  trace_id: described(v.nullable(v.string()), 'The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off'),
   created_at: instant,
   started_at: v.nullable(instant),
   finished_at: v.nullable(instant),

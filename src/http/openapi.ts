@@ -55,6 +55,19 @@ const ERROR_HEADERS: Record<number, Json> = {
   503: { 'Retry-After': header('Seconds to wait before retrying') },
 };
 
+/**
+ * DESIGN §18: every answer to a rate-limited credential (draft-ietf-httpapi-ratelimit-headers); absent for
+ * a credential without a limit, and before a credential is known.
+ */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': { description: 'The credential\'s rate limit: `"rpm";q=<requests>;w=60`', required: false, schema: { type: 'string' } },
+  RateLimit: {
+    description: 'What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>`',
+    required: false,
+    schema: { type: 'string' },
+  },
+};
+
 /** Statuses any request may meet: the pool or Redis saturated (429) or down (503), and the last resort (500). */
 const EVERY_ROUTE = [429, 500, 503];
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -118,7 +131,11 @@ function requestBody(route: Route): Json | undefined {
 }
 
 function successResponse(route: Route, status: number, declared: Schema | MediaResponse | null): Json {
-  const headers = { ...REQUEST_ID, ...Object.fromEntries(Object.entries(route.responseHeaders ?? {}).map(([name, text]) => [name, header(text)])) };
+  const headers = {
+    ...REQUEST_ID,
+    ...(route.auth === 'public' ? {} : RATE_LIMIT_HEADERS),
+    ...Object.fromEntries(Object.entries(route.responseHeaders ?? {}).map(([name, text]) => [name, header(text)])),
+  };
   if (declared === null) return { description: STATUS_TEXT[status] ?? 'Success', headers };
   if (isMedia(declared)) {
     const media = declared.schema ? { schema: jsonSchema(declared.schema, responseConfig) } : {};
@@ -132,7 +149,7 @@ function errorResponse(status: number): Json {
   if (!body) throw new Error(`no error body is declared for status ${status}`);
   return {
     description: STATUS_TEXT[status] ?? `Error ${status}`,
-    headers: { ...REQUEST_ID, ...ERROR_HEADERS[status] },
+    headers: { ...REQUEST_ID, ...(status === 401 ? {} : RATE_LIMIT_HEADERS), ...ERROR_HEADERS[status] },
     content: { 'application/json': { schema: jsonSchema(body, responseConfig) } },
   };
 }

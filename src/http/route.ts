@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { authorize, credentialOf, type AccessRule } from '../auth/guard.js';
 import { parseInput } from './validation.js';
+import type { RateLimiter } from '../limits/rate-limits.js';
 
 /** What every request carries through the middleware (typed, so nothing downstream casts). */
 export interface AppState {
@@ -132,12 +133,21 @@ function respond(ctx: AppContext, route: Route, result: unknown): void {
   if (result !== undefined) ctx.body = result;
 }
 
-/** A Koa router serving the declared routes. */
-export function mountRoutes(routes: Route[], authenticator: Authenticator): Router<AppState> {
+/** The paths whose authenticated requests count toward a credential's rate limit (DESIGN §18). */
+const RATE_LIMITED_PATH = /^\/(api|v1)\/|^\/mcp$/;
+
+/**
+ * A Koa router serving the declared routes. With a `limiter`, every authenticated request on
+ * /api/*, /v1/* and /mcp counts toward its credential's rate limit, once it is authorized and
+ * before its input is read (a refused request costs no more work).
+ */
+export function mountRoutes(routes: Route[], authenticator: Authenticator, limiter?: RateLimiter): Router<AppState> {
   const router = new Router<AppState>();
   for (const declared of routes) {
+    const limits = declared.auth !== 'public' && RATE_LIMITED_PATH.test(declared.path) ? limiter : undefined;
     router.register(declared.path, [declared.method], async (ctx: AppContext) => {
       const principal = await principalFor(ctx, declared.auth, authenticator);
+      if (limits && principal) await limits.admit(principal, (headers) => ctx.set(headers));
       const params = parse(declared.params, { ...(ctx as AppContext & { params: Record<string, string> }).params }, 'path');
       const query = parse(declared.query, { ...ctx.query }, 'query');
       const headers = parse(declared.headers, declaredHeaders(ctx, declared.headers), 'header');

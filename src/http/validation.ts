@@ -45,6 +45,11 @@ export type { Pagination } from '../shared/pages.js';
 
 export const uuidText = v.pipe(v.string(), v.uuid());
 
+const NOT_A_DECIMAL = 'Input should be a valid number';
+
+/** A JSON number that may have a fraction (a price), finite and within [min, max]; 422s speak of a number, not an integer. */
+export const decimal = (min: number, max: number) => v.pipe(v.number(NOT_A_DECIMAL), v.finite(), v.minValue(min), v.maxValue(max));
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -111,7 +116,10 @@ function describe(issue: AnyIssue, missing: boolean): Pick<ValidationIssue, 'typ
     case 'string':
       return { type: 'string_type', msg: 'Input should be a valid string' };
     case 'number':
+      if (issue.message === NOT_A_DECIMAL) return { type: 'float_type', msg: NOT_A_DECIMAL };
       return { type: 'int_type', msg: 'Input should be a valid integer' };
+    case 'finite':
+      return { type: 'finite_number', msg: 'Input should be a finite number' };
     case 'integer':
       return { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part' };
     case 'boolean':

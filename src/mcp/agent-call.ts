@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Run } from '../db/models.js';
+import type { BudgetRef } from '../budgets/ledger.js';
 import type { RunService } from '../runs/service.js';
 import { runRef } from '../runs/service.js';
 import type { EventRelay } from '../runs/relay.js';
@@ -16,6 +17,8 @@ export const toolError = (text: string): CallToolResult => ({ content: [{ type: 
 /** What one `tools/call` request brings besides its arguments. */
 export interface CallContext {
   caller: CallerRef;
+  /** The token budgets of the caller's credential (DESIGN §18). */
+  budgets: readonly BudgetRef[];
   /** The JSON-RPC request id: how the client's `notifications/cancelled` names this call. */
   requestId: string | number;
   /** Set when the client asked for progress (`_meta.progressToken`). */
@@ -58,7 +61,7 @@ export class AgentCaller {
     try {
       let run: Run;
       try {
-        run = await this.runs.start({ userId: caller.userId, mode: 'react', query: args.q, conversationId: args.conversationId, agentId, requestId: context.httpRequestId });
+        run = await this.runs.start({ userId: caller.userId, mode: 'react', query: args.q, conversationId: args.conversationId, agentId, requestId: context.httpRequestId, budgets: context.budgets });
       } catch (err) {
         const refusal = startRefusal(err);
         if (refusal === undefined) throw err;

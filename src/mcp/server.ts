@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import type { BudgetRef } from '../budgets/ledger.js';
 import type { RunService } from '../runs/service.js';
 import { AppError } from '../shared/errors.js';
 import { classifyDependencyFailure } from '../shared/outage.js';
@@ -13,6 +14,8 @@ import type { CallerRef, InFlightCalls } from './in-flight-calls.js';
 /** What the server of one HTTP request knows of it. */
 export interface McpRequestContext {
   caller: CallerRef;
+  /** The token budgets of the request's credential (DESIGN §18). */
+  budgets: readonly BudgetRef[];
   /** Aborts when the request's connection closed before its answer ended. */
   disconnected: AbortSignal;
   httpRequestId: string;
@@ -93,6 +96,7 @@ export class McpServerFactory {
       return guarded(context.log, () =>
         this.caller.call(agent.id, args.value, {
           caller: context.caller,
+          budgets: context.budgets,
           requestId: extra.requestId,
           progress:
             progressToken === undefined

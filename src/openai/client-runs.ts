@@ -1,4 +1,5 @@
 import type { Run } from '../db/models.js';
+import type { BudgetRef } from '../budgets/ledger.js';
 import type { AppContext } from '../http/route.js';
 import { SseStream } from '../http/sse.js';
 import { runLogFields } from '../logger.js';
@@ -18,6 +19,8 @@ export interface StreamWriter {
 
 export interface ClientRunRequest {
   userId: string;
+  /** The token budgets of the caller's credential (DESIGN §18). */
+  budgets: readonly BudgetRef[];
   agentId: string | null;
   conversationId?: string;
   turn: ClientTurn;
@@ -42,7 +45,7 @@ export class ClientRuns {
     const { userId, agentId, turn } = request;
     const imageIds = await this.attach(userId, turn.images);
     const run = await this.runs
-      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId })
+      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId, budgets: request.budgets })
       .catch((err: unknown) => {
         // The agent is the only thing start looks up that the client named by `model`.
         throw err instanceof NotFoundError && agentId && err.resource === 'Agent' ? notAnAgent(modelIdOf(agentId)) : err;

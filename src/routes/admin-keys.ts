@@ -24,7 +24,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
     route({
       method: 'PATCH',
       path: '/api/admin/api-keys/:id',
-      summary: "Rename, enable or disable any user's API key, or change its expiry",
+      summary: "Rename, enable or disable any user's API key, or change its expiry or limits (rate_limit_rpm, token_budget)",
       auth: ADMIN,
       responses: { 200: AdminApiKeyInfo },
       params: KeyParams,

@@ -41,7 +41,13 @@ const usageCounts = Object.fromEntries(
   ['runs', 'succeeded', 'failed', 'cancelled', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens'].map((name) => [name, v.number()]),
 );
 const UsageReport = v.strictObject({
-  ...pageOf(v.strictObject({ key: v.pipe(v.string(), v.description('The user id, or the UTC day (YYYY-MM-DD)')), ...usageCounts })).entries,
+  ...pageOf(
+    v.strictObject({
+      key: v.pipe(v.string(), v.description('The user id, or the UTC day (YYYY-MM-DD)')),
+      ...usageCounts,
+      cost: v.pipe(v.nullable(v.number()), v.description("The sum of the row's run costs where their models had a price (DESIGN §18); null when no run of the row had one")),
+    }),
+  ).entries,
   from: v.pipe(v.string(), v.isoTimestamp()),
   to: v.pipe(v.string(), v.isoTimestamp()),
   group_by: v.picklist(['user', 'day']),
@@ -75,7 +81,7 @@ export function adminRunRoutes({ runs, runReports }: Services): Route[] {
     route({
       method: 'GET',
       path: '/api/admin/usage',
-      summary: 'Runs, outcomes and tokens per user or per UTC day in [from, to) (default: the last 30 days; at most 366)',
+      summary: 'Runs, outcomes, tokens and cost per user or per UTC day in [from, to) (default: the last 30 days; at most 366)',
       auth: ADMIN,
       responses: { 200: UsageReport },
       query: UsageQuery,

@@ -5,6 +5,7 @@ import { AdminUser, pageOf } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
+import { limitFields } from '../limits/settings.js';
 
 const ROLES = ['admin', 'member', 'restricted'] as const;
 const name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -24,8 +25,8 @@ const CreateBody = v.strictObject({
 });
 
 const UpdateBody = v.pipe(
-  v.strictObject({ name: v.optional(name), role: v.optional(v.picklist(ROLES)), is_active: v.optional(v.boolean()) }),
-  v.check((body) => Object.keys(body).length > 0, 'send at least one of name, role, is_active'),
+  v.strictObject({ name: v.optional(name), role: v.optional(v.picklist(ROLES)), is_active: v.optional(v.boolean()), ...limitFields }),
+  v.check((body) => Object.keys(body).length > 0, 'send at least one of name, role, is_active, rate_limit_rpm, token_budget'),
 );
 
 const CreatedUser = v.strictObject({
@@ -73,7 +74,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
     route({
       method: 'PATCH',
       path: '/api/admin/users/:id',
-      summary: "Rename a user, change their role, or disable (every credential refused, runs cancelled) or enable them",
+      summary: "Rename a user, change their role or limits (rate_limit_rpm, token_budget), or disable (every credential refused, runs cancelled) or enable them",
       auth: ADMIN,
       responses: { 200: AdminUser },
       errors: [409],

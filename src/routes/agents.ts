@@ -4,13 +4,13 @@ import { route, type Route } from '../http/route.js';
 import { AgentRecord, pageOf } from '../http/openapi-records.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
-import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
+import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';
 
 const CreateAgentBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
   instructions: v.optional(v.pipe(v.string(), v.maxLength(20_000)), ''),
   /** Absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway). */
-  model: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9._:/@-]{1,200}$/, 'must be 1-200 of [A-Za-z0-9._:/@-]'))),
+  model: v.optional(v.pipe(v.string(), v.trim(), v.regex(MODEL_NAME, MODEL_NAME_RULE))),
   tools: v.optional(v.pipe(v.array(v.picklist(TOOL_NAMES)), v.maxLength(TOOL_NAMES.length)), DEFAULT_TOOLS),
   max_iterations: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 8),
   knowledge_base_ids: v.optional(v.pipe(v.array(uuidText), v.maxLength(20)), []),

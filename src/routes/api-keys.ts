@@ -5,6 +5,7 @@ import { ApiKeyInfo, pageOf } from '../http/openapi-records.js';
 import { scopesField } from '../auth/scopes.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { actorOf } from '../http/actor.js';
+import { limitFields } from '../limits/settings.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.transform((text) => new Date(text)));
 const keyName = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -15,6 +16,7 @@ const CreateKeyBody = v.strictObject({
   expires_at: v.optional(
     v.nullable(v.pipe(timestamp, v.check((date) => date.getTime() > Date.now(), 'expires_at must be in the future'))),
   ),
+  ...limitFields,
 });
 
 export const UpdateKeyBody = v.pipe(
@@ -22,8 +24,9 @@ export const UpdateKeyBody = v.pipe(
     name: v.optional(keyName),
     is_active: v.optional(v.boolean()),
     expires_at: v.optional(v.nullable(timestamp)),
+    ...limitFields,
   }),
-  v.check((body) => Object.keys(body).length > 0, 'send at least one of name, is_active, expires_at'),
+  v.check((body) => Object.keys(body).length > 0, 'send at least one of name, is_active, expires_at, rate_limit_rpm, token_budget'),
 );
 
 export const KeyParams = v.object({ id: uuidText });
@@ -53,7 +56,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
     route({
       method: 'PATCH',
       path: '/api/me/api-keys/:id',
-      summary: 'Rename, enable or disable an API key, or change its expiry',
+      summary: 'Rename, enable or disable an API key, or change its expiry or limits (rate_limit_rpm, token_budget)',
       auth: { writes: true },
       responses: { 200: ApiKeyInfo },
       params: KeyParams,

@@ -40,7 +40,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

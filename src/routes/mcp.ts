@@ -77,6 +77,7 @@ export function mcpRoutes({ models, runs, relay, redis, keys, config }: Services
         ctx.req.socket.setTimeout(0);
         const { server, settled } = factory.create({
           caller: callerOf(principal, credentialOf(ctx, MCP_ACCESS)),
+          budgets: principal.budgets,
           disconnected: disconnect.signal,
           httpRequestId: ctx.state.requestId,
           log: ctx.state.log,

@@ -61,7 +61,7 @@ export function openAiRoutes(services: Services): Route[] {
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
         const turn = chatCompletionTurn(body);
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, agentId: agentIdOf(body.model), turn });
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId: agentIdOf(body.model), turn });
         if (body.stream) {
           clientRuns.stream(ctx, run, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true));
           return undefined;
@@ -86,7 +86,7 @@ export function openAiRoutes(services: Services): Route[] {
         const turn = responseTurn(body);
         const agentId = agentIdOf(body.model);
         const previous = body.previous_response_id ? await runs.ownRun(principal.user.id, body.previous_response_id) : undefined;
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, agentId, conversationId: previous?.conversation_id, turn });
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId, conversationId: previous?.conversation_id, turn });
         const previousId = previous?.id ?? null;
         if (body.stream) {
           clientRuns.stream(ctx, run, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally));

@@ -67,7 +67,7 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };

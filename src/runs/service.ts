@@ -4,13 +4,15 @@ import type { Models, RunMode, Run } from '../db/models.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
-import { ConflictError, GoneError, NotFoundError, RateLimitedError } from '../shared/errors.js';
+import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError } from '../shared/errors.js';
+import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, RunLease, RunRef } from '../shared/run-lease.js';
 import type { PriorMessage, RunStore } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
 
@@ -34,6 +36,14 @@ export interface StartRequest {
   /** Earlier turns an OpenAI-style client sent (a fresh conversation only), and its sampling parameters (DESIGN §16). */
   history?: PriorMessage[];
   sampling?: Sampling | null;
+  /** The token budgets of the credential that starts the run (DESIGN §18): a spent one refuses it; the run's calls are charged to them. */
+  budgets?: readonly BudgetRef[];
+}
+
+/** A run refused because a budget of its key or user is spent: 429 until the period resets. */
+function budgetRefusal({ ref, resetsAt }: SpentBudget): QuotaExceededError {
+  const whose = ref.scope === 'key' ? "This API key's" : 'Your';
+  return new QuotaExceededError(`${whose} token budget of ${ref.limit} tokens per ${ref.period} is spent; it resets at ${resetsAt.toISOString()}`, secondsUntil(resetsAt));
 }
 
 export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
@@ -50,26 +60,34 @@ export class RunService {
     private readonly limits: { perUser: number },
     private readonly audit: AuditLog,
     private readonly metrics: Metrics,
+    private readonly ledger: Pick<BudgetLedger, 'spent'>,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
     const { userId } = request;
     const agentId = request.agentId ?? null;
-    const [agent, existing, attachments] = await Promise.all([
+    const budgets = request.budgets ?? [];
+    const [agent, existing, attachments, spent] = await Promise.all([
       agentId ? findOwned(this.models.Agent, userId, agentId, 'Agent') : undefined,
       request.conversationId ? this.conversations.own(userId, request.conversationId) : undefined,
       this.files.attachable(userId, request.imageIds ?? []),
+      this.ledger.spent(budgets),
     ]);
+    if (spent) throw budgetRefusal(spent);
     const ref: RunRef = { id: randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
-    const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const };
+    // The request's trace, carried to the worker in the job (DESIGN §18); none when tracing is off.
+    const traced = activeRunTrace();
+    const traceId = traced?.traceId ?? null;
+    const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const, trace_id: traceId };
     const claim = await this.lease.claim(ref, announced, this.limits.perUser);
     if (claim === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
     if (claim === 'limit') {
       throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
     }
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling });
-      await this.queue.add('run', { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId }, { ...runJobOptions, jobId: ref.id });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId });
+      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}) };
+      await this.queue.add('run', job, { ...runJobOptions, jobId: ref.id });
       this.metrics.runsStarted.inc({ mode: request.mode });
       return run;
     } catch (err) {

@@ -117,6 +117,17 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** A token budget that applies is spent (DESIGN §18): `insufficient_quota`, the gateway's own word, until it resets. */
+export class QuotaExceededError extends AppError {
+  readonly status = 429;
+  readonly code = 'insufficient_quota';
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.headers = retryAfter(retryAfterSeconds);
+    this.logCause = 'token budget spent';
+  }
+}
+
 export class UnavailableError extends AppError {
   readonly status = 503;
   readonly code = 'unavailable';

@@ -20,6 +20,8 @@ export const eventSchemas = {
     agent_id: v.nullable(v.string()),
     mode: v.picklist(['react', 'dag']),
     status: v.literal('queued'),
+    /** The run's OpenTelemetry trace (DESIGN §18); null when tracing is off. Streams written before it existed lack it. */
+    trace_id: v.optional(v.nullable(v.string())),
   }),
   status: v.object({ status: v.picklist(['running', 'resumed', 'waiting']) }),
   thought: v.object({ iteration, text: v.string() }),

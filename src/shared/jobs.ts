@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import type { Queue } from 'bullmq';
+import { BudgetRefSchema } from '../budgets/ledger.js';
+import { TRACEPARENT } from '../telemetry/propagation.js';
 
 /** BullMQ queue names and job payloads, shared by web (producer) and workers (consumer). */
 export const RUN_QUEUE = 'agent-runs';
@@ -17,6 +19,13 @@ export const RunJobSchema = v.object({
   conversationId: v.optional(uuid),
   userId: v.optional(uuid),
   requestId: v.optional(v.pipe(v.string(), v.regex(REQUEST_ID))),
+  /** The token budgets of the key and user that started the run (DESIGN §18), as they were then. */
+  budgets: v.optional(v.pipe(v.array(BudgetRefSchema), v.maxLength(2))),
+  /**
+   * The W3C trace context of the request that started the run (DESIGN §18): every attempt's spans
+   * join its trace. One that is not valid is dropped (the run still runs, in a trace of its own).
+   */
+  traceparent: v.fallback(v.optional(v.pipe(v.string(), v.regex(TRACEPARENT))), undefined),
 });
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 

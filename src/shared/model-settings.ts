@@ -7,6 +7,9 @@ import type { Sampling } from './sampling.js';
  */
 
 export const LOCAL_MODEL = 'local';
+/** What a model name may be: an agent's `model`, and the key of its price (DESIGN §18). */
+export const MODEL_NAME = /^[A-Za-z0-9._:/@-]{1,200}$/;
+export const MODEL_NAME_RULE = 'must be 1-200 of [A-Za-z0-9._:/@-]';
 export const API_FORMATS = ['chat', 'responses', 'native'] as const;
 export type ApiFormat = (typeof API_FORMATS)[number];
 export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;

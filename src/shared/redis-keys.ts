@@ -62,6 +62,13 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     /** A user's active runs (sorted set scored by expiry), for the per-user cap. */
     userActiveRuns: (userId: string) => `${owned(userId)}user:${userId}:runs`,
     /**
+     * One credential's request-rate state (DESIGN §18): its GCRA theoretical arrival time. By API key id, or
+     * (a JWT) by user id; the user's hash tag, so a cluster keeps it in one slot.
+     */
+    rateLimit: (userId: string, credential: 'key' | 'user', id: string) => `${owned(userId)}rate:${credential}:${id}`,
+    /** Tokens used in one period of a token budget (DESIGN §18): a user's or one of its keys' (same hash tag: charged together). */
+    tokenBudget: (userId: string, scope: 'user' | 'key', id: string, periodStart: string) => `${owned(userId)}budget:${scope}:${id}:${periodStart}`,
+    /**
      * MCP `tools/call` requests in flight (DESIGN §16) of one caller (user and credential) under one JSON-RPC
      * request id: a hash of call → run id, so a `notifications/cancelled` reaching any web process finds the run.
      * `requestId` is the id as JSON (`1` and `"1"` differ); both parts are hashed, so no credential shows in a key name.

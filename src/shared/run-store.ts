@@ -23,6 +23,8 @@ export interface NewRun {
   history?: PriorMessage[];
   /** What an OpenAI-style client asked of the model calls. */
   sampling?: Sampling | null;
+  /** The run's OpenTelemetry trace (DESIGN §18); null when tracing is off. */
+  traceId?: string | null;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -48,6 +50,10 @@ export interface FailedEnd {
   error: { code: string; message: string } | null;
   usage: Usage;
   durationMs: number;
+  /** The model the run called (its agent's, or the worker's default): its price, if any, fixes the run's cost. */
+  model: string;
+  /** What the model had answered when a spent token budget stopped the run (DESIGN §18); kept on the failed run. */
+  answer?: string | null;
 }
 
 export interface SucceededEnd {
@@ -56,6 +62,8 @@ export interface SucceededEnd {
   finishReason: FinishReason;
   usage: Usage;
   durationMs: number;
+  /** The model the run called: its price, if any, fixes the run's cost. */
+  model: string;
 }
 
 /**
@@ -69,6 +77,16 @@ const OUTBOX = `outbox as (
          returning id
        )`;
 const outboxBindings = (payload: ReturnType<typeof runEventPayload>) => [payload.type, JSON.stringify(payload), JSON.stringify([payload.type])];
+
+/**
+ * A final run's cost (DESIGN §18) at its model's price of this moment, in the statement that makes
+ * it final; null when the model has no price. Completion tokens already include reasoning tokens
+ * (every provider reports them so: workers/models/gateway), so reasoning is not charged twice.
+ * Multiplying by 0.000001 rather than dividing keeps the numeric exact.
+ */
+const COST = `(select (p.input_per_million * ?::numeric + p.output_per_million * ?::numeric) * 0.000001 from model_prices p where p.model = ?)`;
+const tokenCount = (n: number) => (Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0);
+const costBindings = (end: { usage: Usage; model: string }) => [tokenCount(end.usage.prompt_tokens), tokenCount(end.usage.completion_tokens), end.model];
 
 /**
  * The one writer of the `runs` row (DESIGN §5): created queued by the web tier; claimed by each
@@ -95,8 +113,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ? from conversation
          returning *
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content, attachments)
@@ -107,7 +125,7 @@ export class RunStore {
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null,
         JSON.stringify(messages),
       ],
     );
@@ -180,14 +198,14 @@ export class RunStore {
     const payload = runEventPayload('run.succeeded', run, { status: 'succeeded', answer: end.answer, finishReason: end.finishReason, error: null, usage: end.usage, durationMs: end.durationMs });
     const { rows } = await this.knex.raw(
       `with final as (
-         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, finished_at = now()
+         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
        ), answer as (
          insert into messages (id, conversation_id, run_id, role, content, citations)
          select ?, conversation_id, id, 'assistant', ?, ?::jsonb from final
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.answer, end.finishReason, JSON.stringify(end.usage), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), ...outboxBindings(payload)],
+      [end.answer, end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), ...outboxBindings(payload)],
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { messageId, deliveries: rows[0].deliveries };
@@ -195,14 +213,15 @@ export class RunStore {
 
   /** The final row of a failed or cancelled run and its webhook outbox, in one statement. */
   async fail(run: Run, end: FailedEnd): Promise<{ deliveries: string[] }> {
-    const payload = runEventPayload(`run.${end.status}`, run, { status: end.status, answer: null, finishReason: null, error: end.error, usage: end.usage, durationMs: end.durationMs });
+    const answer = end.answer ?? null;
+    const payload = runEventPayload(`run.${end.status}`, run, { status: end.status, answer, finishReason: null, error: end.error, usage: end.usage, durationMs: end.durationMs });
     const { rows } = await this.knex.raw(
       `with final as (
-         update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, finished_at = now()
+         update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, answer = ?, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), run.id, run.attempt, ...outboxBindings(payload)],
+      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, ...outboxBindings(payload)],
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { deliveries: rows[0].deliveries };

@@ -1,0 +1,99 @@
+import * as v from 'valibot';
+import type { RedisKeys } from '../shared/redis-keys.js';
+import type { ScriptedRedis } from '../shared/redis-scripts.js';
+
+/**
+ * Token budgets (DESIGN §18): `{limit, period}` on API keys and users; the tokens every model call of
+ * their runs reports are charged to the current period's counter in Redis when the call returns, so
+ * every web process and worker sees the same total without a Postgres read. Periods are UTC calendar
+ * days and months.
+ */
+
+export const BUDGET_PERIODS = ['day', 'month'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+/** The most tokens a budget may allow: beyond any period's use, within a safe integer after a call's charge. */
+export const MAX_BUDGET_TOKENS = 1_000_000_000_000;
+
+export const TokenBudgetSchema = v.strictObject({
+  limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_BUDGET_TOKENS)),
+  period: v.picklist(BUDGET_PERIODS),
+});
+export type TokenBudget = v.InferOutput<typeof TokenBudgetSchema>;
+
+/** A budget that applies to a run: whose it is (a user's, or one of its API keys') and its terms. Carried in the run's job. */
+export const BudgetRefSchema = v.object({
+  ...TokenBudgetSchema.entries,
+  scope: v.picklist(['user', 'key']),
+  /** The user's or the key's id. */
+  id: v.pipe(v.string(), v.uuid()),
+  userId: v.pipe(v.string(), v.uuid()),
+});
+export type BudgetRef = v.InferOutput<typeof BudgetRefSchema>;
+
+/** What a record shows of its budget (`token_usage`). */
+export interface TokenUsage {
+  used: number;
+  period_start: string;
+  resets_at: string;
+}
+
+/** The period that contains `now`: its first instant and the next period's. */
+export function periodOf(period: BudgetPeriod, now: Date): { start: Date; resetsAt: Date } {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth();
+  if (period === 'month') return { start: new Date(Date.UTC(year, month, 1)), resetsAt: new Date(Date.UTC(year, month + 1, 1)) };
+  const day = now.getUTCDate();
+  return { start: new Date(Date.UTC(year, month, day)), resetsAt: new Date(Date.UTC(year, month, day + 1)) };
+}
+
+/** A spent budget: which, and when it resets. */
+export interface SpentBudget {
+  ref: BudgetRef;
+  resetsAt: Date;
+}
+
+/** Counters outlive their period by a day, so a read at the edge never meets a counter gone early. */
+const EXPIRY_MARGIN_S = 24 * 3600;
+
+export class BudgetLedger {
+  constructor(
+    private readonly redis: ScriptedRedis,
+    private readonly keys: Pick<RedisKeys, 'tokenBudget'>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async usage(ref: BudgetRef): Promise<TokenUsage> {
+    const { start, resetsAt } = periodOf(ref.period, this.now());
+    const used = Number((await this.redis.get(this.counter(ref, start))) ?? 0);
+    return { used, period_start: start.toISOString(), resets_at: resetsAt.toISOString() };
+  }
+
+  /** The first of `refs` already spent in its period, if any: one round trip, none without budgets. */
+  async spent(refs: readonly BudgetRef[]): Promise<SpentBudget | undefined> {
+    if (refs.length === 0) return undefined;
+    const now = this.now();
+    const periods = refs.map((ref) => periodOf(ref.period, now));
+    const used = await this.redis.mget(...refs.map((ref, i) => this.counter(ref, periods[i]!.start)));
+    const index = refs.findIndex((ref, i) => Number(used[i] ?? 0) >= ref.limit);
+    return index === -1 ? undefined : { ref: refs[index]!, resetsAt: periods[index]!.resetsAt };
+  }
+
+  /** Charges `tokens` to every budget of `refs` at once; true when one of them is now spent. */
+  async charge(refs: readonly BudgetRef[], tokens: number): Promise<boolean> {
+    if (refs.length === 0 || tokens <= 0) return false;
+    const now = this.now();
+    const [first, second = first] = refs.map((ref) => {
+      const { start, resetsAt } = periodOf(ref.period, now);
+      return { key: this.counter(ref, start), limit: ref.limit, expiry: Math.ceil(resetsAt.getTime() / 1000) + EXPIRY_MARGIN_S };
+    });
+    const secondLimit = refs.length > 1 ? second!.limit : 0;
+    return (await this.redis.chargeBudgets(first!.key, second!.key, Math.ceil(tokens), first!.limit, secondLimit, first!.expiry, second!.expiry)) === 1;
+  }
+
+  private counter(ref: BudgetRef, start: Date): string {
+    return this.keys.tokenBudget(ref.userId, ref.scope, ref.id, start.toISOString().slice(0, 10));
+  }
+}
+
+/** The seconds until a spent budget resets, as Retry-After says them (whole, at least 1). */
+export const secondsUntil = (at: Date, now = new Date()) => Math.max(1, Math.ceil((at.getTime() - now.getTime()) / 1000));
