@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   scale: () => import('./scale.js'),
   files: () => import('./files.js'),
   compat: () => import('./compat.js'),
+  limits: () => import('./limits.js'),
 };
 
 const name = process.argv[2];
