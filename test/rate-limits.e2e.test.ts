@@ -148,6 +148,25 @@ describe('across two web processes', () => {
     expect(fields(invalid).r).toBe(98);
   });
 
+  it('a key of 100,000 rpm is reserved in batches of 100 per process: answered, r counts the batch the other process holds', async () => {
+    const user = await member();
+    const { key } = await limitedKey(user.id, 100_000);
+    const started = performance.now();
+    const [first, second] = [await call(stack.urls[0]!, key, 'GET', '/api/auth/verify'), await call(stack.urls[1]!, key, 'GET', '/api/auth/verify')];
+    const elapsed = performance.now() - started;
+    const answers = [first!, second!, ...(await alternate(30, key, 'GET', '/api/auth/verify'))];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.policy).toBe('"rpm";q=100000;w=60');
+      expect(fields(answer).r).toBeLessThanOrEqual(99_999);
+      expect(fields(answer).r).toBeGreaterThan(99_500);
+    }
+    // The first process reserved 100 (r: 99,900 left in Redis + the 99 it holds); the second reserves 100
+    // more, so sees at most 99,800 left + a request back per 0.6 ms since, + its own 99.
+    expect(fields(first!)).toEqual({ r: 99_999, t: 1 });
+    expect(fields(second!).r).toBeLessThanOrEqual(99_899 + Math.floor(elapsed / 0.6) + 1);
+  });
+
   it("a changed limit reaches the other process's warm cache: a key's, then its user's (JWT too), then cleared", async () => {
     const user = await member();
     const { id, key } = await limitedKey(user.id, null);

@@ -1,10 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from './support/app.js';
+import { MAX_HELD, RateLimiter, rateLimitBatch, type LimitedCaller, type RateDecision } from '../src/limits/rate-limits.js';
+import { startTestApp, uniqueId, type TestApp } from './support/app.js';
 
 /**
  * Limits on keys and users (DESIGN §18): `rate_limit_rpm` and `token_budget` as settings: who may
  * set them, what is refused (in FastAPI's 422 shape), what the records show, the audit log, and the
- * rate limit itself on one web process (test/rate-limits.e2e.test.ts has it across two).
+ * rate limit itself on one web process (test/rate-limits.e2e.test.ts has it across two), and the
+ * limiter's batches against the real Redis (limiters standing in for web processes).
  */
 let app: TestApp;
 let admin: { token: string; user: { id: string } };
@@ -309,4 +313,166 @@ describe('browsers', () => {
       await cors.close();
     }
   });
+});
+
+/** A limiter on the app's Redis that counts its script calls (the wanted count of each). */
+function countingLimiter() {
+  const redis = app.services.redis;
+  const calls: number[] = [];
+  const limiter = new RateLimiter(
+    {
+      rateLimit: (key, limit, periodMs, wanted) => {
+        calls.push(wanted);
+        return redis.rateLimit(key, limit, periodMs, wanted);
+      },
+    },
+    app.services.keys,
+  );
+  return { limiter, calls };
+}
+
+const caller = (rpm: number): LimitedCaller => ({ user: { id: `u-${uniqueId()}` }, kind: 'api_key', keyId: randomUUID(), keyPrefix: 'svc_test', rateLimitRpm: rpm });
+const admittedOf = (decisions: (RateDecision | undefined)[]) => decisions.filter((d) => d!.admitted).length;
+async function sequential(limiter: RateLimiter, who: LimitedCaller, count: number) {
+  const decisions: RateDecision[] = [];
+  for (let i = 0; i < count; i++) decisions.push((await limiter.take(who))!);
+  return decisions;
+}
+const concurrent = (limiter: RateLimiter, who: LimitedCaller, count: number) => Promise.all(Array.from({ length: count }, () => limiter.take(who)));
+/** GCRA's interval in ms for a limit per minute. */
+const intervalMs = (rpm: number) => Math.ceil(60_000_000 / rpm) / 1000;
+
+describe('batches: a web process reserves limit/1000 requests at a time (real Redis)', () => {
+  it('the batch is 0.1 % of the limit, at least 1: every limit below 2,000 rpm is counted request by request', () => {
+    expect([1, 3, 999, 1000, 1999, 2000, 2999, 60_000, 100_000].map(rateLimitBatch)).toEqual([1, 1, 1, 1, 1, 2, 2, 60, 100]);
+  });
+
+  it('a small limit stays exact: N admitted, then refused, one script call each, nothing held', async () => {
+    const { limiter, calls } = countingLimiter();
+    const who = caller(5);
+    const decisions = await sequential(limiter, who, 7);
+    expect(decisions.map((d) => d.admitted)).toEqual([true, true, true, true, true, false, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0]);
+    expect(decisions[5]!.waitSeconds).toBeGreaterThanOrEqual(11);
+    expect(decisions[5]!.waitSeconds).toBeLessThanOrEqual(12);
+    expect(calls).toEqual([1, 1, 1, 1, 1, 1, 1]);
+    expect(limiter.size).toBe(0);
+  });
+
+  it('concurrent requests of a small limit: one call at a time, the waiting ones asked for together; exactly the limit admitted', async () => {
+    const { limiter, calls } = countingLimiter();
+    const decisions = await concurrent(limiter, caller(10), 25);
+    expect(admittedOf(decisions)).toBe(10);
+    // The first request's call, then one for the 24 that arrived while it was out.
+    expect(calls).toEqual([1, 24]);
+    expect(decisions.slice(0, 10).map((d) => d!.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    for (const refused of decisions.slice(10)) expect(refused).toMatchObject({ admitted: false, remaining: 0, waitSeconds: 6 });
+  });
+
+  it('a large limit (100,000 rpm) costs one script call per batch of 100', async () => {
+    const { limiter, calls } = countingLimiter();
+    const decisions = await sequential(limiter, caller(100_000), 500);
+    expect(admittedOf(decisions)).toBe(500);
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+    expect(calls.length).toBeLessThanOrEqual(Math.ceil(500 / 100) + 2);
+    for (const wanted of calls) expect(wanted).toBe(100);
+    // r: Redis's remaining at the reservation plus what this process still holds.
+    expect(decisions[0]).toMatchObject({ admitted: true, limit: 100_000, remaining: 99_999, waitSeconds: 0 });
+    // (Held requests whose moments passed during the round trip are dropped: r may step by a few.)
+    expect(decisions[1]!.remaining).toBeLessThanOrEqual(99_998);
+    expect(decisions[1]!.remaining).toBeGreaterThan(99_900);
+    for (const d of decisions) expect(d.remaining).toBeLessThanOrEqual(99_999);
+  });
+
+  it('concurrent requests of one credential coalesce into one reservation', async () => {
+    const { limiter, calls } = countingLimiter();
+    const decisions = await concurrent(limiter, caller(100_000), 60);
+    expect(admittedOf(decisions)).toBe(60);
+    expect(calls).toEqual([100]);
+    // 250 at once: the first one's batch serves up to 100 (less what passed during the round trip), the
+    // rest are asked for together in one more call.
+    const more = countingLimiter();
+    const many = await concurrent(more.limiter, caller(100_000), 250);
+    expect(admittedOf(many)).toBe(250);
+    expect(more.calls).toHaveLength(2);
+    expect(more.calls[0]).toBe(100);
+    expect(more.calls[1]).toBeGreaterThanOrEqual(150);
+    expect(more.calls[1]).toBeLessThan(249);
+    expect(new Set(many.map((d) => d!.remaining)).size).toBe(250);
+  });
+
+  it('two limiters (two web processes) on one Redis never admit more than GCRA allows in total, and not much less', async () => {
+    const rpm = 3000; // a batch of 3, a request back every 20 ms
+    const a = countingLimiter();
+    const b = countingLimiter();
+    const who = caller(rpm);
+    const hammer = async (limiter: RateLimiter) => {
+      let admitted = 0;
+      let refusedRounds = 0;
+      while (refusedRounds < 3) {
+        const round = admittedOf(await concurrent(limiter, who, 7));
+        admitted += round;
+        if (round === 0) refusedRounds++;
+      }
+      return admitted;
+    };
+    const started = performance.now();
+    const [fromA, fromB] = await Promise.all([hammer(a.limiter), hammer(b.limiter)]);
+    const elapsed = performance.now() - started;
+    const total = fromA + fromB;
+    expect(fromA).toBeGreaterThan(0);
+    expect(fromB).toBeGreaterThan(0);
+    expect(total).toBeLessThanOrEqual(rpm + Math.floor(elapsed / intervalMs(rpm)));
+    // Refused early by at most what the other process holds (a batch).
+    expect(total).toBeGreaterThanOrEqual(rpm - 2 * rateLimitBatch(rpm));
+    // Batches: far fewer calls than requests.
+    expect(a.calls.length + b.calls.length).toBeLessThan(total / 2);
+  });
+
+  it('a leftover lapses as its moments pass: after its batch\'s span the next request calls Redis again', async () => {
+    const { limiter, calls } = countingLimiter();
+    const who = caller(100_000); // 100 requests, 0.6 ms apart: a fresh batch spans 60 ms
+    await sequential(limiter, who, 2);
+    expect(calls).toHaveLength(1);
+    await sleep(90);
+    expect((await limiter.take(who))!.admitted).toBe(true);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('a leftover never adds to a fresh full burst: another process taking everything Redis has left plus this one spending its leftover stay within GCRA\'s bound', async () => {
+    const rpm = 100_000;
+    const a = countingLimiter();
+    const who = caller(rpm);
+    expect((await a.limiter.take(who))!.admitted).toBe(true); // A holds 99 more, their moments 0.6 ms apart
+    await sleep(30);
+    // Another process takes all the room Redis has now, at once.
+    const started = performance.now();
+    const key = app.services.keys.rateLimit(who.user.id, 'key', who.keyId!);
+    const [granted] = await app.services.redis.rateLimit(key, rpm, 60_000, 1_000_000);
+    let fromA = 0;
+    for (let i = 0; i < 99; i++) if ((await a.limiter.take(who))!.admitted) fromA++;
+    const elapsed = performance.now() - started;
+    // Keeping all 99 would have been ~50 too many: the moments of about half had passed in Redis already.
+    expect(granted + fromA).toBeLessThanOrEqual(rpm + Math.floor(elapsed / intervalMs(rpm)));
+    expect(fromA).toBeLessThan(99);
+  });
+
+  it('a changed limit drops what was held under the old one', async () => {
+    const { limiter, calls } = countingLimiter();
+    const who = caller(100_000);
+    await limiter.take(who);
+    const lower = await limiter.take({ ...who, rateLimitRpm: 50_000 });
+    expect(lower).toMatchObject({ admitted: true, limit: 50_000 });
+    expect(calls).toEqual([100, 50]);
+  });
+
+  it(`the limiter keeps at most ${MAX_HELD} credentials' reservations`, async () => {
+    const { limiter } = countingLimiter();
+    const count = MAX_HELD + 500;
+    for (let i = 0; i < count; i += 500) {
+      await Promise.all(Array.from({ length: Math.min(500, count - i) }, () => limiter.take(caller(100_000))));
+      expect(limiter.size).toBeLessThanOrEqual(MAX_HELD);
+    }
+    expect(limiter.size).toBeGreaterThan(0);
+  }, 30_000);
 });

@@ -28,7 +28,7 @@ export function scriptDefinitions(): ScriptDefinition[] {
 
 export interface ScriptCommands {
   incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
-  rateLimit(key: string, limit: number, periodMs: number): Promise<[number, number, number, number]>;
+  rateLimit(key: string, limit: number, periodMs: number, wanted: number): Promise<[number, number, number, number]>;
   chargeBudgets(first: string, second: string, tokens: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<number>;
   publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, publishCommand: string, ...events: (string | number)[]): Promise<number>;
   claimConversation(activeKey: string, stream: string, userRuns: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string): Promise<string | number>;
