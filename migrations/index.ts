@@ -15,6 +15,8 @@ import * as clientSampling from './20261125_014_client_sampling.js';
 import * as limits from './20261125_015_limits.js';
 import * as modelPrices from './20261125_017_model_prices.js';
 import * as traceIds from './20261125_018_trace_ids.js';
+import * as schedules from './20261125_019_schedules.js';
+import * as interruptedRuns from './20261125_020_interrupted_runs.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -38,6 +40,8 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_015_limits': limits,
   '20261125_017_model_prices': modelPrices,
   '20261125_018_trace_ids': traceIds,
+  '20261125_019_schedules': schedules,
+  '20261125_020_interrupted_runs': interruptedRuns,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

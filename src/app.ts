@@ -18,6 +18,7 @@ import { fileRoutes } from './routes/files.js';
 import { openAiRoutes } from './routes/openai.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
@@ -46,6 +47,7 @@ export function apiRoutes(services: Services): Route[] {
     ...openAiRoutes(services),
     ...connectorRoutes(services),
     ...webhookRoutes(services),
+    ...scheduleRoutes(services),
     ...adminUserRoutes(services),
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),

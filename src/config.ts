@@ -88,12 +88,15 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
+  SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
+  SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
   DEFAULT_RATE_LIMIT_RPM: v.optional(intFrom(1, 100_000)),
   RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
   // Below the stream's MAXLEN (20,000), so a run's whole stream can always be replayed.
   RUN_MAX_EVENTS: v.optional(intFrom(10, 19_000), '10000'),
   RUN_MAX_DURATION_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
   RUN_STREAM_TTL_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
+  RUN_QUEUE_PER_CONVERSATION: v.optional(intFrom(1, 100), '10'),
   APPROVAL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '86400'),
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
@@ -211,12 +214,16 @@ export interface Config {
     maxDurationMs: number;
     /** How long a finished run's event stream stays in Redis for re-joins; its outcome stays in Postgres for good. */
     streamTtlSeconds: number;
+    /** Runs that may wait (multitask_strategy enqueue, interrupt, rollback) on one conversation's active run; more → 429. */
+    queuePerConversation: number;
     /** How long a tool call waits for a person's decision before the run fails with `approval_timeout`. */
     approvalTimeoutMs: number;
     /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
     jobLockMs: number;
     stalledIntervalMs: number;
   };
+  /** DESIGN §19: the shortest gap between a schedule's ticks (cron or every_seconds), and how many schedules a user may have. */
+  schedules: { minIntervalSeconds: number; perUser: number };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
   kbDocumentMaxBytes: number;
   knowledge: {
@@ -343,10 +350,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxEvents: e.RUN_MAX_EVENTS,
       maxDurationMs: e.RUN_MAX_DURATION_S * 1000,
       streamTtlSeconds: e.RUN_STREAM_TTL_S,
+      queuePerConversation: e.RUN_QUEUE_PER_CONVERSATION,
       approvalTimeoutMs: e.APPROVAL_TIMEOUT_S * 1000,
       jobLockMs: e.JOB_LOCK_MS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
+    schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_S, perUser: e.SCHEDULES_PER_USER },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     files: {
       maxBytes: e.FILE_MAX_BYTES,

@@ -38,6 +38,10 @@ import { Metrics } from './metrics/registry.js';
 import { FileService } from './files/service.js';
 import { PostgresFileStorage } from './files/storage.js';
 import { ImageProcessor, imageLimits } from './files/images.js';
+import { SCHEDULE_QUEUE, type ScheduleTick } from './shared/jobs.js';
+import { ScheduleService } from './schedules/service.js';
+import { ScheduleStore } from './schedules/store.js';
+import { TickScheduler } from './schedules/scheduler.js';
 
 /** The metric gauges read queue counts this often at most (DESIGN §12). */
 const METRICS_QUEUE_TTL_MS = 5000;
@@ -110,11 +114,14 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { model, outbound } = clients.config;
   const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup });
   const runReports = new RunReports(knex, models);
+  // Schedules (DESIGN §19): their timers are BullMQ job schedulers on a queue of their own, which workers listen to.
+  const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
+  const schedules = new ScheduleService(new ScheduleStore(knex, models), new TickScheduler(scheduleQueue, redis), runs, models, clients.config.schedules);
   const modelPrices = new ModelPriceService(knex, audit);
   const queues = [queue, ingestQueue, webhookQueue];
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues };
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
 }
 export type Services = ReturnType<typeof buildServices>;

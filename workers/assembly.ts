@@ -9,7 +9,7 @@ import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
 import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
 import { BudgetLedger } from '../src/budgets/ledger.js';
 import { RunStore } from '../src/shared/run-store.js';
-import { WEBHOOK_QUEUE, type WebhookJob } from '../src/shared/jobs.js';
+import { RUN_QUEUE, WEBHOOK_QUEUE, wakeRunJob, type RunJob, type WebhookJob } from '../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import { searchKnowledgeBases } from '../src/knowledge/retrieval.js';
 import { knowledgeParts } from '../src/knowledge/assembly.js';
@@ -63,6 +63,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const outbound = new OutboundClient(config.outbound, { maxResponseBytes: MAX_RESPONSE_BYTES });
   const sealer = new Sealer(config.encryptionKey, config.encryptionKeyPrevious);
   const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
+  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const outbox = new WebhookOutbox(knex, webhookQueue, config.webhooks);
   const audit = new AuditLog(knex);
   const deliverer = new WebhookDeliverer(knex, models, sealer, outbound.fetch, logger, {
@@ -88,6 +89,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
     images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),
     budgets: new BudgetLedger(redis, keys),
+    wakeRun: (runId) => wakeRunJob(runQueue, runId),
     connectors: {
       models,
       sealer,
@@ -103,7 +105,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     deliverer,
     async close() {
       await webhooks.drain();
-      await Promise.all([outbound.close(), webhookQueue.close()]);
+      await Promise.all([outbound.close(), webhookQueue.close(), runQueue.close()]);
     },
   };
 }

@@ -24,6 +24,7 @@ import { BudgetSpent, RunBudget } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
+import { QUEUED_RECHECK_MS } from '../src/shared/jobs.js';
 
 const HISTORY_LIMIT = 40;
 
@@ -56,6 +57,8 @@ export interface Assignment {
   budgets?: BudgetRef[];
   /** The trace of the request that started the run (DESIGN §18): the attempt's spans join it. */
   traceparent?: string;
+  /** The run was queued behind its conversation's active run (DESIGN §19): it starts once admitted. */
+  queued?: true;
 }
 
 export interface ExecutorDeps extends ToolServices {
@@ -73,13 +76,24 @@ export interface ExecutorDeps extends ToolServices {
   images: ModelImages;
   /** Where model calls' tokens are charged (DESIGN §18). */
   budgets: BudgetLedger;
+  /** Wakes the delayed job of a run queued behind another (DESIGN §19) once that one's end is recorded. */
+  wakeRun(runId: string): Promise<void>;
 }
 
 /**
  * What the job does next: end (the run finished, or a newer attempt owns it); go back to the queue
- * (shutdown, outage); or wait, delayed until the approval deadline, for a person's decisions.
+ * (shutdown, outage); wait, delayed until the approval deadline, for a person's decisions; or,
+ * queued behind another run (DESIGN §19), wait to be admitted (`recheck`: whether it may have been
+ * admitted while the job was being delayed, so the caller looks once more).
  */
-export type ExecutionResult = { next: 'end' } | { next: 'retry'; reason: HandBack['reason'] } | { next: 'wait'; ref: RunRef; untilMs: number };
+export type ExecutionResult =
+  | { next: 'end' }
+  | { next: 'retry'; reason: HandBack['reason'] }
+  | { next: 'wait'; ref: RunRef; untilMs: number }
+  | { next: 'queued'; ref: RunRef; untilMs: number; recheck: boolean };
+
+/** A queued run whose conversation is handed over but whose predecessor is still being resumed looks again this soon. */
+const PREDECESSOR_RECHECK_MS = 1000;
 const END = { next: 'end' } as const;
 
 type Ending = LoopOutcome | RunFailure | RunCancelled | HandBack | Superseded | AwaitingApproval;
@@ -94,6 +108,8 @@ export class RunExecutor {
     const { runId, attempt, crashes } = assignment;
     const { lease, store, limits } = this.deps;
     const received = Date.now();
+    const waiting = assignment.queued ? await this.awaitTurn(assignment) : undefined;
+    if (waiting) return waiting;
     const [taken, loaded] = await this.takeAndLoad(assignment);
     if (!loaded) {
       this.deps.logger.warn({ run_id: runId }, 'a run job names no run; dropping it');
@@ -169,6 +185,23 @@ export class RunExecutor {
     const loaded = await store.load(runId, HISTORY_LIMIT);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
     return [await lease.take(refOf(loaded.run), attempt), loaded];
+  }
+
+  /**
+   * A run queued behind another (DESIGN §19) starts only once its conversation is handed to it and
+   * every run before it has recorded its end; until then its job waits, delayed.
+   */
+  private async awaitTurn({ runId, conversationId, userId }: Assignment): Promise<ExecutionResult | undefined> {
+    if (!conversationId || !userId) return undefined;
+    const ref = { id: runId, conversationId, userId };
+    if (!(await this.deps.lease.admit(ref))) return { next: 'queued', ref, untilMs: Date.now() + QUEUED_RECHECK_MS, recheck: true };
+    if (!(await this.deps.store.admitQueued(runId, conversationId))) return { next: 'queued', ref, untilMs: Date.now() + PREDECESSOR_RECHECK_MS, recheck: false };
+    return undefined;
+  }
+
+  /** Whether a queued run's job, just delayed, was admitted meanwhile (the wake found it still active): promote it. */
+  admitted(ref: RunRef): Promise<boolean> {
+    return this.deps.lease.holds(ref);
   }
 
   /** RUN_MAX_DURATION_S counts the time a run spends running, across attempts (not waiting for approval). */
@@ -271,19 +304,28 @@ export class RunExecutor {
       await ctx.flush();
       await this.deps.lease.forget(refOf(ctx.run));
       this.deliver(deliveries);
+      await this.handOver(ctx);
       return 'succeeded';
     }
+    // Read before the release clears the flag: a newer run's interrupt or rollback (DESIGN §19), or a person's cancel.
+    const stop = ending instanceof RunCancelled ? await this.deps.lease.stopKind(refOf(run)) : undefined;
     await ctx.release(0);
-    const status = ending instanceof RunCancelled ? 'cancelled' : 'failed';
+    const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
-    const answer = ending instanceof BudgetSpent ? ending.answerSoFar : null;
-    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer });
+    const answer = ending instanceof BudgetSpent ? ending.answerSoFar : stop === 'interrupt' ? ctx.saidSoFar() : null;
+    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer, rollback: stop === 'rollback' });
     if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
     await this.deps.lease.forget(refOf(ctx.run));
     this.deliver(deliveries);
+    await this.handOver(ctx);
     return status;
+  }
+
+  /** The queued run that took the conversation over starts now that this run's end is recorded (DESIGN §19). */
+  private async handOver(ctx: RunContext): Promise<void> {
+    if (ctx.successor) await this.deps.wakeRun(ctx.successor).catch((err: unknown) => ctx.log.warn({ err, next_run_id: ctx.successor }, 'could not wake the next queued run; it starts within its recheck delay'));
   }
 
   private deliver(deliveries: string[]): void {

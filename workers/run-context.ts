@@ -134,8 +134,22 @@ export class RunContext {
   sink(iteration: number, options: { silent?: boolean; scope?: string } = {}): ModelSink {
     const thought = (text: string) => this.publish('thought', { iteration, text }, options.scope);
     if (options.silent) return { token: async () => {}, thought: async () => {}, notice: thought };
-    return { token: (text) => this.publish('token', { iteration, text }, options.scope), thought, notice: thought };
+    const spoken = (options.scope ?? MAIN_SCOPE) === MAIN_SCOPE;
+    if (spoken) this.spoken = '';
+    const token = (text: string) => {
+      if (spoken) this.spoken += text;
+      return this.publish('token', { iteration, text }, options.scope);
+    };
+    return { token, thought, notice: thought };
   }
+
+  /** What the run has said: the answer tokens of its latest model call (cut short if it was stopped), else its latest answer text. */
+  saidSoFar(): string | null {
+    return this.spoken || this.answerSoFar;
+  }
+
+  /** Answer tokens of the latest main-scope model call. */
+  private spoken = '';
 
   /**
    * One model call. `grounded` (doc_mode grounded, DESIGN §14): the passages were retrieved before
@@ -254,10 +268,15 @@ export class RunContext {
    */
   async tryFinish(): Promise<boolean> {
     await this.flush();
-    const outcome = await this.parts.lease.finish(this.parts.ref, String(this.run.attempt));
-    if (outcome === 'cancel_pending') throw new RunCancelled();
-    return outcome === 'finished';
+    const ending = await this.parts.lease.finish(this.parts.ref, String(this.run.attempt));
+    if (ending.outcome === 'cancel_pending') throw new RunCancelled();
+    if (ending.outcome === 'inject_waiting') return false;
+    this.successor = ending.successor;
+    return true;
   }
+
+  /** The queued run that took the conversation over when this one let go of it (DESIGN §19): its job is woken once this run's end is recorded. */
+  successor: string | null = null;
 
   /** Failure and cancel: absorb (announce) whatever was injected, then release the conversation. */
   async release(iteration: number): Promise<void> {
@@ -268,7 +287,11 @@ export class RunContext {
       const { waiting } = await this.heartbeat();
       await this.publishInjected(waiting, iteration);
       if (waiting.length > 0) await lease.acknowledge(ref, waiting.length);
-      if ((await lease.release(ref, String(this.run.attempt))) === 'released') return;
+      const released = await lease.release(ref, String(this.run.attempt));
+      if (released.outcome === 'released') {
+        this.successor = released.successor;
+        return;
+      }
     }
   }
 

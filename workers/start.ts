@@ -17,6 +17,7 @@ import { startIngestionWorker } from './knowledge/worker.js';
 import { WorkerLifecycle } from './run-control.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import { serveWorkerMetrics } from './metrics.js';
+import { startScheduleWorker } from './schedules.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -70,6 +71,12 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
       await job.moveToDelayed(Date.now() + OUTAGE_RETRY_MS, token);
       throw new DelayedError();
     }
+    if (result.next === 'queued') {
+      // Behind another run of the conversation (DESIGN §19): that run wakes the job when it hands over.
+      await job.moveToDelayed(result.untilMs, token);
+      if (result.recheck && (await executor.admitted(result.ref))) await job.promote();
+      throw new DelayedError();
+    }
     if (result.next === 'wait') {
       // No worker slot and no lock while a person decides: the job waits, delayed until the deadline.
       await job.moveToDelayed(result.untilMs, token);
@@ -92,6 +99,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   await worker.waitUntilReady();
   const ingestion = await startIngestionWorker(config, knex, services.knowledge, keys.bullPrefix(INGEST_QUEUE), logger);
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
+  const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
@@ -102,7 +110,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
       lifecycle.drain();
       const hardStop = setTimeout(() => lifecycle.stopNow(), Math.max(0, config.shutdownTimeoutMs - HARD_STOP_MARGIN_MS));
       try {
-        await Promise.all([worker.close(), ingestion.close(), webhooks.close()]);
+        await Promise.all([worker.close(), ingestion.close(), webhooks.close(), schedules.close()]);
       } finally {
         clearTimeout(hardStop);
         cancellations.close();

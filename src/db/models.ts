@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
 import { StoredFile } from './file-models.js';
+import { Schedule } from './schedule-models.js';
 import type { Attachment, AttachmentView } from '../files/attachments.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { Citation, FinishReason } from '../shared/events.js';
@@ -140,8 +141,9 @@ export class Agent extends Model {
   }
 }
 
-export type RunMode = 'react' | 'dag';
-export type RunStatus = 'queued' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'cancelled';
+export type { RunMode } from '../shared/run-statuses.js';
+import { FINAL_RUN_STATUSES, type RunMode, type RunStatus } from '../shared/run-statuses.js';
+export type { RunStatus } from '../shared/run-statuses.js';
 
 export class Conversation extends Model {
   static override tableName = 'conversations';
@@ -185,6 +187,8 @@ export class Run extends Model {
   sampling!: Sampling | null;
   /** The run's OpenTelemetry trace id (DESIGN §18); null when tracing was off (or the trace not sampled). */
   trace_id!: string | null;
+  /** The schedule whose tick (or trigger) started the run (DESIGN §19); null for every other run. */
+  schedule_id!: string | null;
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;
@@ -199,7 +203,7 @@ export class Run extends Model {
   }
 
   get isFinal(): boolean {
-    return this.status === 'succeeded' || this.status === 'failed' || this.status === 'cancelled';
+    return (FINAL_RUN_STATUSES as readonly string[]).includes(this.status);
   }
 
   /** The run as clients see it: no owner, no worker internals. */
@@ -218,6 +222,7 @@ export class Run extends Model {
       cost: this.cost === null || this.cost === undefined ? null : Number(this.cost),
       user_metadata: this.user_metadata,
       trace_id: this.trace_id ?? null,
+      schedule_id: this.schedule_id ?? null,
       created_at: this.created_at.toISOString(),
       started_at: this.started_at?.toISOString() ?? null,
       finished_at: this.finished_at?.toISOString() ?? null,
@@ -273,6 +278,7 @@ export function bindModels(knex: Knex) {
     WebhookEndpoint: WebhookEndpoint.bindKnex(knex),
     WebhookDelivery: WebhookDelivery.bindKnex(knex),
     File: StoredFile.bindKnex(knex),
+    Schedule: Schedule.bindKnex(knex),
   };
 }
 export type Models = ReturnType<typeof bindModels>;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { eventSchemas, FINISH_REASONS } from '../shared/events.js';
+import { FINAL_RUN_STATUSES, RUN_STATUSES } from '../shared/run-statuses.js';
 import { SCOPES } from '../auth/scopes.js';
 import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/model-settings.js';
 import { TOOL_NAMES } from '../shared/tools.js';
@@ -7,6 +8,7 @@ import { CHUNK_STRATEGIES, KNOWLEDGE_BASE_STATUSES, RETRIEVAL_MODES } from '../d
 import { WEBHOOK_EVENTS } from '../db/webhook-models.js';
 import type { MediaResponse } from './route.js';
 import { BUDGET_PERIODS } from '../budgets/ledger.js';
+import { SKIP_REASONS } from '../db/schedule-models.js';
 
 /**
  * The records the API answers with, as valibot schemas (DESIGN §12). They document the responses
@@ -42,7 +44,7 @@ export const ValidationErrorBody = v.strictObject({
 export const InternalErrorBody = v.strictObject({ error: v.literal('internal_error'), message: v.string(), request_id: v.nullable(v.string()) });
 /** Token counts by name (prompt_tokens, completion_tokens, reasoning_tokens, total_tokens). */
 const tokenCounts = v.record(v.string(), v.number());
-const runStatus = v.picklist(['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled']);
+const runStatus = v.picklist(RUN_STATUSES);
 /**
  * 410 from GET /api/runs/{id}/events: the finished run's stream has expired; its outcome comes with
  * the error. The outcome fields are optional until every web process sends them (they arrive with
@@ -52,7 +54,7 @@ export const GoneBody = v.strictObject({
   error: v.literal('gone'),
   message: v.string(),
   /** A finished run's outcome, so a late re-join still learns it (DESIGN §13). */
-  status: v.picklist(['succeeded', 'failed', 'cancelled']),
+  status: v.picklist(FINAL_RUN_STATUSES),
   answer: v.nullable(v.string()),
   usage: v.nullable(tokenCounts),
 });
@@ -64,7 +66,7 @@ export const errorBodies: Record<number, v.GenericSchema> = {
   403: errorOf(['forbidden']),
   404: errorOf(['not_found']),
   405: errorOf(['method_not_allowed']),
-  409: errorOf(['no_active_execution', 'conversation_busy', 'last_admin', 'endpoint_disabled', 'approval_not_pending']),
+  409: errorOf(['no_active_execution', 'conversation_busy', 'last_admin', 'endpoint_disabled', 'approval_not_pending', 'schedule_limit']),
   410: GoneBody,
   413: errorOf(['payload_too_large']),
   415: errorOf(['unsupported_media_type']),
@@ -132,6 +134,7 @@ export const RunRecord = v.strictObject({
   cost: described(v.nullable(v.number()), "What the run cost at its model's price when it ended (DESIGN §18); null until it ends, or when the model has no price"),
   user_metadata: v.nullable(v.string()),
   trace_id: described(v.nullable(v.string()), 'The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off'),
+  schedule_id: described(v.nullable(uuid), 'The schedule that started the run (DESIGN §19); null for runs started otherwise'),
   created_at: instant,
   started_at: v.nullable(instant),
   finished_at: v.nullable(instant),
@@ -325,6 +328,30 @@ export const DeliveryRecord = v.strictObject({
   created_at: instant,
 });
 
+// Schedules (DESIGN §19)
+
+/** 202 to a run started without a stream (POST /api/runs, POST /api/schedules/{id}/trigger). */
+export const RunAccepted = v.strictObject({ run_id: uuid, conversation_id: uuid, status: v.literal('queued') });
+export const ScheduleRecord = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  agent_id: v.nullable(uuid),
+  mode: v.picklist(['react', 'dag']),
+  q: v.string(),
+  cron: described(v.nullable(v.string()), '5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first, read in `timezone`; null when every_seconds is set'),
+  every_seconds: described(v.nullable(count), 'Seconds between runs, the first one interval after it is set; null when cron is set'),
+  timezone: described(v.string(), 'The IANA time zone the cron is read in (DST follows it)'),
+  conversation_id: described(v.nullable(uuid), 'The conversation every run continues; null: each run starts a new one'),
+  enabled: v.boolean(),
+  next_run_at: described(v.nullable(instant), 'When the next tick is planned; null while disabled'),
+  last_run_at: v.nullable(instant),
+  last_run_id: v.nullable(uuid),
+  skipped_runs: described(count, "Ticks that started no run: the conversation's previous run still active, the active-run cap, a spent token budget, or the agent or conversation gone"),
+  last_skip_reason: described(v.nullable(v.picklist(SKIP_REASONS)), 'Why the last skipped tick started no run'),
+  created_at: instant,
+  updated_at: instant,
+});
+
 /** Named schemas: each becomes `#/components/schemas/<name>` in the document. */
 export const namedRecords: Record<string, v.GenericSchema> = {
   Error: ErrorBody,
@@ -349,4 +376,5 @@ export const namedRecords: Record<string, v.GenericSchema> = {
   ConnectorTestResult,
   Webhook: WebhookRecord,
   WebhookDelivery: DeliveryRecord,
+  Schedule: ScheduleRecord,
 };

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { DOC_MODES } from '../shared/doc-modes.js';
+import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
@@ -232,3 +233,13 @@ export const instantText = v.pipe(
 
 /** The spec's `doc_mode` (DESIGN §14): null or absent = `auto`; another value → 422. */
 export const docMode = v.optional(v.nullable(v.picklist(DOC_MODES, 'must be one of "auto", "grounded", "off" (or null)')));
+
+/** What a run does when its conversation already has an active one (DESIGN §19); absent or null: `reject`. */
+export const multitaskStrategy = v.optional(
+  v.nullable(
+    v.pipe(
+      v.picklist(MULTITASK_STRATEGIES, 'must be one of "reject", "enqueue", "interrupt", "rollback" (or null)'),
+      v.description('When the conversation already has an active run: reject (409, the default), enqueue (start after it), interrupt (stop it, keeping what it said, and start next) or rollback (cancel it and take its question out of the history, then start)'),
+    ),
+  ),
+);

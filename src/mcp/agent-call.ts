@@ -92,8 +92,8 @@ export class AgentCaller {
     const text =
       tally.status === 'failed'
         ? `The run failed: ${tally.error?.message ?? 'unknown error'}${tally.error ? ` (${tally.error.code})` : ''}`
-        : tally.status === 'cancelled'
-          ? 'The run was cancelled.'
+        : tally.status === 'cancelled' || tally.status === 'interrupted'
+          ? `The run was ${tally.status}.`
           : 'The call ended before the run did.';
     return { ...toolError(`${text} Run ${run.id}.`), structuredContent: { ...structured, answer: '' } };
   }

@@ -32,7 +32,7 @@ const outputSchema = {
     answer: { type: 'string', description: "The agent's answer (empty when the run did not succeed)" },
     run_id: { type: 'string', format: 'uuid', description: 'The run: GET /api/runs/{run_id}' },
     conversation_id: { type: 'string', format: 'uuid', description: 'Pass it back as conversation_id to continue' },
-    status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled'] },
+    status: { type: 'string', enum: ['succeeded', 'failed', 'cancelled', 'interrupted'] },
   },
   required: ['answer', 'run_id', 'conversation_id', 'status'],
   additionalProperties: false,

@@ -5,6 +5,7 @@ import { CancelAccepted, pageOf, RunRecord } from '../http/openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
+import { RUN_STATUSES } from '../shared/run-statuses.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Usage windows default to the last 30 days and may span at most 366. */
@@ -18,7 +19,7 @@ const RunsQuery = v.pipe(
   v.object({
     ...paginationQuery.entries,
     ...window,
-    status: v.optional(v.picklist(['queued', 'running', 'succeeded', 'failed', 'cancelled'])),
+    status: v.optional(v.picklist(RUN_STATUSES)),
     user_id: v.optional(uuidText),
     mode: v.optional(v.picklist(['react', 'dag'])),
   }),

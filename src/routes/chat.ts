@@ -5,7 +5,7 @@ import { route, type Route } from '../http/route.js';
 import { runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
-import { docMode, imageIds, uuidText } from '../http/validation.js';
+import { docMode, imageIds, multitaskStrategy, uuidText } from '../http/validation.js';
 
 const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
 
@@ -18,6 +18,7 @@ const ChatStreamRequest = v.strictObject({
   image_ids: imageIds,
   user_metadata: optionalText(16_384),
   doc_mode: docMode,
+  multitask_strategy: multitaskStrategy,
 });
 
 const InjectBody = v.strictObject({
@@ -35,12 +36,12 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       auth: { scope: 'chat', bodyToken: true },
       responses: { 200: runEventStream },
       responseHeaders: runStreamHeaders,
-      errors: [404, 409],
+      errors: [404, 409, 429],
       body: ChatStreamRequest,
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

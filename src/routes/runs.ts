@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
-import { CancelAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
-import { integerText, uuidText, docMode, imageIds } from '../http/validation.js';
+import { CancelAccepted, RunAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
+import { integerText, uuidText, docMode, imageIds, multitaskStrategy } from '../http/validation.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
 
@@ -45,8 +45,8 @@ const BackgroundRun = v.strictObject({
   user_metadata: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(16_384)))),
   doc_mode: docMode,
   image_ids: imageIds,
+  multitask_strategy: multitaskStrategy,
 });
-const RunAccepted = v.strictObject({ run_id: uuidText, conversation_id: uuidText, status: v.literal('queued') });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
 const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
@@ -63,11 +63,11 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       auth: { scope: 'chat' },
       responses: { 202: RunAccepted },
       responseHeaders: { Location: 'The run: GET it (with ?wait=N) to follow it' },
-      errors: [404, 409],
+      errors: [404, 409, 429],
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };

@@ -1,3 +1,4 @@
+import type { FinalRunStatus } from '../shared/run-statuses.js';
 import type { RunEvent, StoredEvent, Usage, FinishReason } from '../shared/events.js';
 import { emptyUsage } from '../shared/events.js';
 import type { RunRef } from '../shared/run-lease.js';
@@ -37,7 +38,7 @@ export async function* followRun(relay: EventRelay, run: RunRef, signal?: AbortS
   }
 }
 
-export type RunEnding = 'succeeded' | 'failed' | 'cancelled';
+export type RunEnding = FinalRunStatus;
 
 /** What a run has done so far, and how it ended: read from its events as they pass. */
 export class RunTally {

@@ -7,16 +7,17 @@ import { findOwned } from '../db/owned.js';
 import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError } from '../shared/errors.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
-import type { ApprovalDecision, RunLease, RunRef } from '../shared/run-lease.js';
+import type { ApprovalDecision, Claim, RunLease, RunRef } from '../shared/run-lease.js';
 import type { PriorMessage, RunStore } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
-import { runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
 
-/** When a user at the active-run cap may try again: runs usually finish within seconds. */
+/** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
 
 export interface StartRequest {
@@ -38,6 +39,10 @@ export interface StartRequest {
   sampling?: Sampling | null;
   /** The token budgets of the credential that starts the run (DESIGN §18): a spent one refuses it; the run's calls are charged to them. */
   budgets?: readonly BudgetRef[];
+  /** What to do when the conversation already has an active run (DESIGN §19); default `reject`. */
+  multitaskStrategy?: MultitaskStrategy;
+  /** The schedule whose tick or trigger starts the run (DESIGN §19): its record carries it. */
+  scheduleId?: string;
 }
 
 /** A run refused because a budget of its key or user is spent: 429 until the period resets. */
@@ -79,19 +84,20 @@ export class RunService {
     const traced = activeRunTrace();
     const traceId = traced?.traceId ?? null;
     const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const, trace_id: traceId };
-    const claim = await this.lease.claim(ref, announced, this.limits.perUser);
-    if (claim === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it instead');
-    if (claim === 'limit') {
-      throw new RateLimitedError(`You already have ${this.limits.perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
-    }
+    const strategy = request.multitaskStrategy ?? 'reject';
+    const claim = await this.lease.claim(ref, announced, this.limits.perUser, strategy);
+    refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
+    const queued = claim.outcome === 'queued';
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId });
-      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}) };
-      await this.queue.add('run', job, { ...runJobOptions, jobId: ref.id });
+      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId });
+      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}) };
+      // A queued run's job waits (delayed) until the run before it ends and wakes it; the delay is only a fallback.
+      await this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
       this.metrics.runsStarted.inc({ mode: request.mode });
+      if (queued) await this.afterQueued(ref, strategy, claim.activeRunId);
       return run;
     } catch (err) {
-      await this.undoClaim(ref).catch(() => {});
+      await this.undoClaim(ref, queued).catch(() => {});
       await this.store.failUnqueued(ref.id).catch(() => {});
       throw err;
     }
@@ -112,9 +118,21 @@ export class RunService {
     });
   }
 
-  /** Undoes a claim whose run could not be stored or queued. */
-  private async undoClaim(ref: RunRef): Promise<void> {
-    await this.lease.release(ref);
+  /**
+   * A run queued behind another: if that one ended while the job was being added, nobody woke the
+   * job, so wake it now. A stopped run waiting for approval has no worker to hear the stop: wake it.
+   */
+  private async afterQueued(ref: RunRef, strategy: MultitaskStrategy, activeRunId: string | null): Promise<void> {
+    if (strategy !== 'enqueue' && activeRunId) await wakeRunJob(this.queue, activeRunId);
+    if (await this.lease.holds(ref)) await wakeRunJob(this.queue, ref.id);
+  }
+
+  /** Undoes a claim whose run could not be stored or queued (a run that took the conversation over from it is woken). */
+  private async undoClaim(ref: RunRef, queued: boolean): Promise<void> {
+    if (!queued || !(await this.lease.withdraw(ref))) {
+      const released = await this.lease.release(ref);
+      if (released.outcome === 'released' && released.successor) await wakeRunJob(this.queue, released.successor);
+    }
     await this.lease.discardStream(ref);
   }
 
@@ -142,8 +160,8 @@ export class RunService {
   private async requestCancel(run: Run): Promise<Run> {
     const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
     if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
-    // A run waiting for approval has no worker to hear the cancel: wake its job so one ends it.
-    if (run.status === 'waiting') await wakeRunJob(this.queue, run.id);
+    // A run waiting for approval, or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
+    if (run.status === 'waiting' || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
     return run;
   }
 
@@ -173,4 +191,11 @@ export class RunService {
     }
     return run;
   }
+}
+
+/** A claim the conversation or the user's limits refused (DESIGN §5, §19). */
+function refuseClaim(outcome: Claim['outcome'], perUser: number, queueLimit: number): void {
+  if (outcome === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it, or send multitask_strategy enqueue, interrupt or rollback');
+  if (outcome === 'full') throw new RateLimitedError(`This conversation already has ${queueLimit} runs waiting (RUN_QUEUE_PER_CONVERSATION); wait for one to start`, RUN_LIMIT_RETRY_SECONDS);
+  if (outcome === 'limit') throw new RateLimitedError(`You already have ${perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { FINAL_RUN_STATUSES } from './run-statuses.js';
 
 /** SSE event types (DESIGN §5), shared by the workers that publish them and the web tier that relays them. */
 
@@ -34,7 +35,7 @@ export const eventSchemas = {
   injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
   answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS), citations: v.optional(v.array(citationSchema)) }),
   error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),
-  done: v.object({ status: v.picklist(['succeeded', 'failed', 'cancelled']), usage, duration_ms: v.number() }),
+  done: v.object({ status: v.picklist(FINAL_RUN_STATUSES), usage, duration_ms: v.number() }),
 };
 
 export type EventType = keyof typeof eventSchemas;

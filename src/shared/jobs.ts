@@ -26,6 +26,8 @@ export const RunJobSchema = v.object({
    * join its trace. One that is not valid is dropped (the run still runs, in a trace of its own).
    */
   traceparent: v.fallback(v.optional(v.pipe(v.string(), v.regex(TRACEPARENT))), undefined),
+  /** The run was queued behind the conversation's active run (DESIGN §19): it starts once admitted. */
+  queued: v.optional(v.literal(true)),
 });
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 
@@ -56,6 +58,12 @@ export async function wakeRunJob(queue: Queue<RunJob>, runId: string): Promise<v
   await job?.promote().catch(() => {});
 }
 
+/**
+ * A queued run's job waits delayed; the run before it wakes it when it ends. Should that wake be
+ * lost (its worker died), the job looks again after this long, and keeps looking while it waits.
+ */
+export const QUEUED_RECHECK_MS = 30_000;
+
 export const runJobOptions = {
   // Stalled jobs (a worker that died) are retried by BullMQ itself; a thrown error is final.
   attempts: 1,
@@ -79,3 +87,11 @@ export const webhookJobOptions = (maxAttempts: number) => ({
   removeOnComplete: { age: 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 });
+
+/**
+ * Schedule ticks (DESIGN §19): one BullMQ job scheduler per enabled schedule (its id is the
+ * schedule's), which leaves one delayed job per schedule, `repeat:<schedule id>:<planned ms>`.
+ */
+export const SCHEDULE_QUEUE = 'schedules';
+export const ScheduleTickSchema = v.object({ scheduleId: uuid });
+export type ScheduleTick = v.InferOutput<typeof ScheduleTickSchema>;

@@ -57,6 +57,10 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     cancelChannel: `${prefix}runs:cancel`,
     /** Holds the id of the conversation's active run (queued or running). */
     conversationActive: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:active`,
+    /** Runs waiting for the conversation's active run to end (DESIGN §19), first = next: a list of run ids. */
+    conversationQueue: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:queue`,
+    /** What a user's run keys start with (`<prefix><run id>:cancel`…): a script that learns a run id builds its keys from it. */
+    runKeyPrefix: (userId: string) => `${owned(userId)}run:`,
     /** Injected messages waiting for the running loop's next breakpoint. */
     conversationInjects: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:injects`,
     /** A user's active runs (sorted set scored by expiry), for the per-user cap. */

@@ -31,15 +31,16 @@ export interface ScriptCommands {
   rateLimit(key: string, limit: number, periodMs: number, wanted: number): Promise<[number, number, number, number]>;
   chargeBudgets(first: string, second: string, tokens: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<number>;
   publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, publishCommand: string, ...events: (string | number)[]): Promise<number>;
-  claimConversation(activeKey: string, stream: string, userRuns: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string): Promise<string | number>;
+  claimConversation(activeKey: string, stream: string, userRuns: string, queueKey: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string, strategy: string, queueLimit: number, runKeyPrefix: string, cancelChannel: string): Promise<[string, string, string]>;
   injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
-  requestCancel(activeKey: string, cancelKey: string, runId: string, channel: string, ttlSeconds: number): Promise<number>;
+  requestCancel(activeKey: string, cancelKey: string, queueKey: string, runId: string, channel: string, ttlSeconds: number): Promise<number>;
+  admitQueued(activeKey: string, queueKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
   breakpoint(activeKey: string, userRuns: string, cancelKey: string, injectsKey: string, runId: string, ttlSeconds: number): Promise<[number, ...string[]]>;
   acknowledgeInjects(injectsKey: string, count: number): Promise<number>;
   requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, ...callIds: string[]): Promise<string[]>;
   decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
   parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
-  finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, runId: string, honourCancel: 0 | 1, owner: string): Promise<number>;
+  finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, queueKey: string, runId: string, honourCancel: 0 | 1, owner: string, ttlSeconds: number): Promise<[number, string]>;
 }
 
 /** A connection to a single Redis or to a Redis Cluster (REDIS_CLUSTER_NODES). */

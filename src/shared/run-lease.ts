@@ -3,6 +3,7 @@ import { Superseded } from './errors.js';
 import type { EventData, EventType } from './events.js';
 import type { InjectPayload, RedisKeys } from './redis-keys.js';
 import { isNoScript, type ScriptCommands, type ScriptedRedis } from './redis-scripts.js';
+import { stopKindOf, type MultitaskStrategy, type StopKind } from './multitask.js';
 
 /** Which run a protocol step is about: its keys are built from these ids. */
 export interface RunRef {
@@ -26,20 +27,30 @@ export interface LeaseOptions {
   /** How long a finished run's stream is kept. */
   streamTtlSeconds: number;
   streamMaxLength: number;
+  /** RUN_QUEUE_PER_CONVERSATION: most runs that may wait on one conversation (DESIGN §19). */
+  queueLimit: number;
 }
 
-export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000 };
+export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000, queueLimit: 10 };
 
-/** The lease options of a deployment: RUN_STREAM_TTL_S (config.runs.streamTtlSeconds) on the defaults. */
-export const leaseOptions = (runs: { streamTtlSeconds: number }): LeaseOptions => ({ ...DEFAULT_LEASE, streamTtlSeconds: runs.streamTtlSeconds });
+/** The lease options of a deployment: RUN_STREAM_TTL_S and RUN_QUEUE_PER_CONVERSATION (config.runs) on the defaults. */
+export const leaseOptions = (runs: { streamTtlSeconds: number; queuePerConversation: number }): LeaseOptions => ({ ...DEFAULT_LEASE, streamTtlSeconds: runs.streamTtlSeconds, queueLimit: runs.queuePerConversation });
 
-export type ClaimOutcome = 'claimed' | 'busy' | 'limit';
+/**
+ * `claimed`: the run holds the conversation; `queued`: it waits behind `activeRunId` (DESIGN §19);
+ * refused: `busy` (reject), `full` (RUN_QUEUE_PER_CONVERSATION), `limit` (the user's active-run cap).
+ */
+export interface Claim {
+  outcome: 'claimed' | 'queued' | 'busy' | 'full' | 'limit';
+  activeRunId: string | null;
+}
 /** A person's decision on a tool call that waited for approval (DESIGN §11). */
 export interface ApprovalDecision {
   decision: 'approve' | 'reject';
   message?: string;
 }
-export type FinishOutcome = 'finished' | 'inject_waiting' | 'cancel_pending';
+/** A finished run names the queued run that took its conversation over (its job must be woken). */
+export type FinishOutcome = { outcome: 'finished'; successor: string | null } | { outcome: 'inject_waiting' } | { outcome: 'cancel_pending'; kind: StopKind };
 export interface BreakpointState {
   cancelPending: boolean;
   waiting: InjectPayload[];
@@ -63,13 +74,17 @@ export class RunLease {
     return { key: this.keys.runEvents(run), doorbell: this.keys.runDoorbell(run) };
   }
 
-  /** Web: marks the conversation active for the run and publishes its `run` event, unless busy or at the user's cap. */
-  async claim(run: RunRef, announced: EventData<'run'>, userLimit: number): Promise<ClaimOutcome> {
+  /**
+   * Web: marks the conversation active for the run, or queues the run behind the active one as
+   * `strategy` says (DESIGN §19), and publishes its `run` event; unless refused.
+   */
+  async claim(run: RunRef, announced: EventData<'run'>, userLimit: number, strategy: MultitaskStrategy = 'reject'): Promise<Claim> {
     const { key, doorbell } = this.stream(run);
-    const result = await callScript(() => this.redis.claimConversation(
+    const [outcome, , active] = await callScript(() => this.redis.claimConversation(
       this.keys.conversationActive(run.userId, run.conversationId),
       key,
       this.keys.userActiveRuns(run.userId),
+      this.keys.conversationQueue(run.userId, run.conversationId),
       run.id,
       this.options.markerTtlSeconds,
       this.options.streamMaxLength,
@@ -78,10 +93,39 @@ export class RunLease {
       doorbell,
       userLimit,
       this.keys.doorbellCommand,
+      strategy,
+      this.options.queueLimit,
+      this.keys.runKeyPrefix(run.userId),
+      this.keys.cancelChannel,
     ));
-    if (result === 0) return 'busy';
-    if (result === -1) return 'limit';
-    return 'claimed';
+    return { outcome: outcome as Claim['outcome'], activeRunId: active || null };
+  }
+
+  /** Web, undoing a claim that queued the run: it leaves the queue (false when it was not there). */
+  async withdraw(run: RunRef): Promise<boolean> {
+    return (await this.redis.lrem(this.keys.conversationQueue(run.userId, run.conversationId), 1, run.id)) === 1;
+  }
+
+  /** Whether the run holds its conversation now. */
+  async holds(run: RunRef): Promise<boolean> {
+    return (await this.redis.get(this.keys.conversationActive(run.userId, run.conversationId))) === run.id;
+  }
+
+  /** Worker: whether a run queued behind another may start now (see admitQueued-4.lua). */
+  async admit(run: RunRef): Promise<boolean> {
+    return (await callScript(() => this.redis.admitQueued(
+      this.keys.conversationActive(run.userId, run.conversationId),
+      this.keys.conversationQueue(run.userId, run.conversationId),
+      this.keys.userActiveRuns(run.userId),
+      this.keys.runCancel(run),
+      run.id,
+      this.options.markerTtlSeconds,
+    ))) === 1;
+  }
+
+  /** Worker: why a cancelled run was told to stop (a person's cancel, or a newer run's interrupt or rollback). */
+  async stopKind(run: RunRef): Promise<StopKind> {
+    return stopKindOf(await this.redis.get(this.keys.runCancel(run))) ?? 'cancel';
   }
 
   /** Web: queues an inject while the conversation has an active run; that run's id, or null (nothing queued). */
@@ -95,16 +139,21 @@ export class RunLease {
     return runId === null ? null : String(runId);
   }
 
-  /** Web: accepts a cancel while the run holds its conversation and tells every worker; false when it does not. */
-  async cancel(run: RunRef): Promise<boolean> {
+  /**
+   * Web: accepts a cancel while the run holds its conversation (`active`) or waits behind another
+   * (`dequeued`: it leaves the queue, and its job must be woken to end it), and tells every worker;
+   * false when it is neither.
+   */
+  async cancel(run: RunRef): Promise<'active' | 'dequeued' | false> {
     const accepted = await callScript(() => this.redis.requestCancel(
       this.keys.conversationActive(run.userId, run.conversationId),
       this.keys.runCancel(run),
+      this.keys.conversationQueue(run.userId, run.conversationId),
       run.id,
       this.keys.cancelChannel,
       this.options.markerTtlSeconds,
     ));
-    return accepted === 1;
+    return accepted === 1 ? 'active' : accepted === 2 ? 'dequeued' : false;
   }
 
   /**
@@ -137,16 +186,18 @@ export class RunLease {
 
   /** Worker: the run's one atomic end decision. A pending cancel wins; a waiting inject must be answered first. */
   async finish(run: RunRef, owner: string): Promise<FinishOutcome> {
-    const result = await this.end(run, 1, owner);
-    return result === 2 ? 'cancel_pending' : result === 0 ? 'inject_waiting' : 'finished';
+    const [code, detail] = await this.end(run, 1, owner);
+    if (code === 2) return { outcome: 'cancel_pending', kind: stopKindOf(detail) ?? 'cancel' };
+    return code === 0 ? { outcome: 'inject_waiting' } : { outcome: 'finished', successor: detail || null };
   }
 
   /**
    * Failing or cancelling (`owner` = the attempt), or the web undoing a claim (no owner): frees the
    * conversation unless an inject is still waiting to be announced.
    */
-  async release(run: RunRef, owner = ''): Promise<'released' | 'inject_waiting'> {
-    return (await this.end(run, 0, owner)) === 1 ? 'released' : 'inject_waiting';
+  async release(run: RunRef, owner = ''): Promise<{ outcome: 'released'; successor: string | null } | { outcome: 'inject_waiting' }> {
+    const [code, successor] = await this.end(run, 0, owner);
+    return code === 1 ? { outcome: 'released', successor: successor || null } : { outcome: 'inject_waiting' };
   }
 
   /** Worker: appends events (fenced by `owner`, idempotent per scope and seq) and rings the doorbell once. */
@@ -229,9 +280,10 @@ export class RunLease {
     };
   }
 
-  private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<number> {
+  private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<[number, string]> {
     const k = this.holdKeys(run);
-    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), run.id, honourCancel, owner));
+    const queue = this.keys.conversationQueue(run.userId, run.conversationId);
+    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), queue, run.id, honourCancel, owner, this.options.markerTtlSeconds));
   }
 }
 

@@ -25,6 +25,8 @@ export interface NewRun {
   sampling?: Sampling | null;
   /** The run's OpenTelemetry trace (DESIGN §18); null when tracing is off. */
   traceId?: string | null;
+  /** The schedule that starts the run (DESIGN §19). */
+  scheduleId?: string | null;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -46,14 +48,17 @@ export interface LoadedRun {
 }
 
 export interface FailedEnd {
-  status: 'failed' | 'cancelled';
+  /** `interrupted`: a newer run stopped it (DESIGN §19); what it had said (`answer`) stays in the conversation. */
+  status: 'failed' | 'cancelled' | 'interrupted';
   error: { code: string; message: string } | null;
   usage: Usage;
   durationMs: number;
   /** The model the run called (its agent's, or the worker's default): its price, if any, fixes the run's cost. */
   model: string;
-  /** What the model had answered when a spent token budget stopped the run (DESIGN §18); kept on the failed run. */
+  /** What the model had answered when a spent token budget stopped the run (DESIGN §18), or a newer run interrupted it (§19); kept on the run. */
   answer?: string | null;
+  /** multitask_strategy rollback (DESIGN §19): the run's question, injects and any answer leave the conversation. */
+  rollback?: boolean;
 }
 
 export interface SucceededEnd {
@@ -113,8 +118,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ? from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid from conversation
          returning *
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content, attachments)
@@ -125,7 +130,7 @@ export class RunStore {
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null,
         JSON.stringify(messages),
       ],
     );
@@ -211,17 +216,26 @@ export class RunStore {
     return { messageId, deliveries: rows[0].deliveries };
   }
 
-  /** The final row of a failed or cancelled run and its webhook outbox, in one statement. */
+  /**
+   * The final row of a failed, cancelled or interrupted run and its webhook outbox, in one statement;
+   * an interrupted run's words become its assistant message, a rolled-back run's messages go.
+   */
   async fail(run: Run, end: FailedEnd): Promise<{ deliveries: string[] }> {
-    const answer = end.answer ?? null;
+    const answer = end.answer || null;
+    const said = end.status === 'interrupted' ? answer : null;
     const payload = runEventPayload(`run.${end.status}`, run, { status: end.status, answer, finishReason: null, error: end.error, usage: end.usage, durationMs: end.durationMs });
     const { rows } = await this.knex.raw(
       `with final as (
          update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, answer = ?, cost = ${COST}, finished_at = now()
-         where id = ? and attempt = ? and status = 'running' returning id, user_id
+         where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
+       ), said as (
+         insert into messages (id, conversation_id, run_id, role, content)
+         select gen_random_uuid(), conversation_id, id, 'assistant', ?::text from final where ?::text is not null
+       ), rolled_back as (
+         delete from messages where ?::boolean and run_id = (select id from final)
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, ...outboxBindings(payload)],
+      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, said, said, end.rollback === true, ...outboxBindings(payload)],
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { deliveries: rows[0].deliveries };
@@ -243,6 +257,27 @@ export class RunStore {
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { deliveries: rows[0].deliveries };
+  }
+
+  /**
+   * A run queued behind others (DESIGN §19), once it may start: false while another run of its
+   * conversation is still running (its worker died between handing the conversation over and
+   * recording its end: it is being resumed). Otherwise, on its first start, its question moves to
+   * the end of the conversation, after what the runs before it said. One statement.
+   */
+  async admitQueued(runId: string, conversationId: string): Promise<boolean> {
+    const { rows } = await this.knex.raw(
+      `with blocking as (
+         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting') limit 1
+       ), moved as (
+         update messages set seq = default
+         where run_id = ? and role = 'user' and not injected and not exists (select 1 from blocking)
+           and exists (select 1 from runs where id = ? and status = 'queued')
+       )
+       select not exists (select 1 from blocking) as admitted`,
+      [conversationId, runId, runId, runId],
+    );
+    return rows[0].admitted === true;
   }
 
   /** A succeeded run's answer message (to publish its end again). */

@@ -1,0 +1,52 @@
+--[[
+  Web: claims the conversation for a new run and publishes the run's first event. When the
+  conversation already has an active run, the request's multitask strategy (DESIGN §19) decides:
+  `reject` refuses; `enqueue` queues the run behind the others waiting; `interrupt` and `rollback`
+  flag the active run to stop (with that kind: the worker reads it) and queue the run first, so it
+  starts next. A queued run counts toward its user's active-run cap from now on.
+
+  KEYS[1] the conversation's active-run marker
+  KEYS[2] the run's event stream
+  KEYS[3] the user's active runs (sorted set scored by expiry)
+  KEYS[4] the conversation's queue of waiting runs (list of run ids, first = next)
+  ARGV[1] run id
+  ARGV[2] marker TTL in seconds
+  ARGV[3] stream MAXLEN (approximate)
+  ARGV[4] event type ('run')
+  ARGV[5] event data
+  ARGV[6] doorbell channel
+  ARGV[7] the user's active-run cap
+  ARGV[8] how to ring it: PUBLISH, or SPUBLISH on a cluster (the channel carries the keys' hash tag)
+  ARGV[9] strategy: reject | enqueue | interrupt | rollback
+  ARGV[10] most runs that may wait on the conversation
+  ARGV[11] the prefix of the active run's keys (its cancel flag is <prefix><run id>:cancel: same hash tag)
+  ARGV[12] the workers' cancel channel
+
+  Returns {outcome, entry id or '', active run id or ''}; outcome 'claimed' (the run is active now),
+  'queued' (behind the active run), 'busy' (reject), 'full' (queue at its bound) or 'limit' (user's cap).
+]]
+local active = redis.call('GET', KEYS[1])
+local strategy = ARGV[9]
+if active and strategy == 'reject' then return {'busy', '', active} end
+if active and redis.call('LLEN', KEYS[4]) >= tonumber(ARGV[10]) then return {'full', '', active} end
+local now = tonumber(redis.call('TIME')[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return {'limit', '', active or ''} end
+local outcome = 'claimed'
+if not active then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+elseif strategy == 'enqueue' then
+  redis.call('RPUSH', KEYS[4], ARGV[1])
+  outcome = 'queued'
+else
+  -- A cancel already accepted stays a cancel; the first stop asked for is the one that counts.
+  redis.call('SET', ARGV[11] .. active .. ':cancel', strategy, 'NX', 'EX', ARGV[2])
+  redis.call('PUBLISH', ARGV[12], active)
+  redis.call('LPUSH', KEYS[4], ARGV[1])
+  outcome = 'queued'
+end
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('EXPIRE', KEYS[3], ARGV[2])
+local id = redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'type', ARGV[4], 'data', ARGV[5])
+redis.call(ARGV[8], ARGV[6], id)
+return {outcome, id, active or ''}

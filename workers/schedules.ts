@@ -1,0 +1,107 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import * as v from 'valibot';
+import type { Knex } from 'knex';
+import type { Config } from '../src/config.js';
+import type { Logger } from '../src/logger.js';
+import type { Models } from '../src/db/models.js';
+import { Metrics } from '../src/metrics/registry.js';
+import { createRedis } from '../src/redis/connection.js';
+import { redisKeys } from '../src/shared/redis-keys.js';
+import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
+import { RUN_QUEUE, SCHEDULE_QUEUE, ScheduleTickSchema, type RunJob, type ScheduleTick } from '../src/shared/jobs.js';
+import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
+import { RunStore } from '../src/shared/run-store.js';
+import { RunService } from '../src/runs/service.js';
+import { ConversationService } from '../src/conversations/service.js';
+import { FileService } from '../src/files/service.js';
+import { PostgresFileStorage } from '../src/files/storage.js';
+import { ImageProcessor, imageLimits } from '../src/files/images.js';
+import { AuditLog } from '../src/audit/log.js';
+import { BudgetLedger } from '../src/budgets/ledger.js';
+import { ScheduleStore } from '../src/schedules/store.js';
+import { plannedAt, TickScheduler } from '../src/schedules/scheduler.js';
+import { TickProcessor } from './schedules/ticks.js';
+import { reconcileTimers } from './schedules/reconcile.js';
+
+/** Ticks in flight per worker process: each only starts a run (a few statements), so a few keep up with many schedules. */
+const TICK_CONCURRENCY = 32;
+
+export interface ScheduleWorkerClients {
+  knex: Knex;
+  models: Models;
+  /** The worker's command connection (the run protocol's): queues and run starts share it. */
+  redis: ScriptedRedis;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+export interface RunningScheduleWorker {
+  close(): Promise<void>;
+}
+
+/** The web's RunService, built from a worker's clients: a tick starts its run exactly as POST /api/runs does. */
+function runService(config: Config, { knex, models, redis, metrics }: ScheduleWorkerClients, runQueue: Queue<RunJob>): RunService {
+  const keys = redisKeys(config.redis);
+  const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files)), config.files);
+  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
+  const limits = { perUser: config.runs.perUserLimit };
+  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models), lease, runQueue, limits, new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
+}
+
+/** A tick job's processor: it logs what the tick did and never throws (BullMQ would count a failure, and a retry could start a second run). */
+function tickProcessor(ticks: TickProcessor, logger: Logger) {
+  return async (job: Job<ScheduleTick>): Promise<void> => {
+    const data = v.safeParse(ScheduleTickSchema, job.data);
+    const planned = plannedAt(job.id);
+    if (!data.success || !planned) {
+      logger.warn({ job_id: job.id }, 'schedule tick without a schedule id or planned instant; ignored');
+      return;
+    }
+    const takenAt = Date.now();
+    const fields = { schedule_id: data.output.scheduleId, planned_at: planned.toISOString(), lateness_ms: takenAt - planned.getTime() };
+    try {
+      const outcome = { ...(await ticks.process(data.output.scheduleId, planned)), ms: Date.now() - takenAt };
+      if ('err' in outcome) logger.warn({ ...fields, ...outcome }, 'schedule tick could not start its run');
+      else if (outcome.outcome === 'idle' || outcome.outcome === 'removed') logger.debug({ ...fields, ...outcome }, 'schedule tick');
+      else logger.info({ ...fields, ...outcome }, 'schedule tick');
+    } catch (err) {
+      logger.error({ ...fields, err }, 'schedule tick failed; it started no run');
+    }
+  };
+}
+
+/**
+ * Schedules' side in a worker process (DESIGN §19): a BullMQ worker on the schedule queue whose
+ * ticks start runs, and, in the background, a reconciliation of timers with Postgres.
+ */
+export async function startScheduleWorker(config: Config, clients: ScheduleWorkerClients): Promise<RunningScheduleWorker> {
+  const { knex, models, redis, logger } = clients;
+  const keys = redisKeys(config.redis);
+  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
+  const store = new ScheduleStore(knex, models);
+  const timers = new TickScheduler(scheduleQueue, redis);
+  const ticks = new TickProcessor(store, timers, runService(config, clients, runQueue));
+  const connection = createRedis(config.redis, 'patient', 'worker-schedules');
+  const worker = new Worker<ScheduleTick>(SCHEDULE_QUEUE, tickProcessor(ticks, logger), {
+    connection,
+    prefix: keys.bullPrefix(SCHEDULE_QUEUE),
+    concurrency: TICK_CONCURRENCY,
+    lockDuration: config.runs.jobLockMs,
+    stalledInterval: config.runs.stalledIntervalMs,
+  });
+  worker.on('error', (err) => logger.error({ err }, 'schedule worker error'));
+  await worker.waitUntilReady();
+  const reconciled = reconcileTimers(store, timers).then(
+    (counts) => (counts.registered + counts.removed > 0 ? logger.info(counts, 'schedule timers reconciled with Postgres') : undefined),
+    (err: unknown) => logger.warn({ err }, 'schedule timers could not be reconciled; the next worker start tries again'),
+  );
+  return {
+    async close() {
+      await worker.close();
+      await reconciled;
+      await Promise.all([runQueue.close(), scheduleQueue.close()]);
+      connection.disconnect();
+    },
+  };
+}
