@@ -27,7 +27,7 @@ const LONG_QUESTION = Array.from({ length: 270 }, (_, i) => `word${i}`).join(' '
 const PG_STATS_SETTLE_MS = 11_000;
 const CLOCK_TICKS = 100;
 
-async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
+export async function startRedis(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${port}`;

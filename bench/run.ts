@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   files: () => import('./files.js'),
   compat: () => import('./compat.js'),
   limits: () => import('./limits.js'),
+  schedules: () => import('./schedules.js'),
 };
 
 const name = process.argv[2];
