@@ -194,7 +194,10 @@ export class RunExecutor {
   private async awaitTurn({ runId, conversationId, userId }: Assignment): Promise<ExecutionResult | undefined> {
     if (!conversationId || !userId) return undefined;
     const ref = { id: runId, conversationId, userId };
-    if (!(await this.deps.lease.admit(ref))) return { next: 'queued', ref, untilMs: Date.now() + QUEUED_RECHECK_MS, recheck: true };
+    const admission = await this.deps.lease.admit(ref);
+    if (admission === 'wait') return { next: 'queued', ref, untilMs: Date.now() + QUEUED_RECHECK_MS, recheck: true };
+    // Cancelled while it waited: it goes straight to its end (its take sees the cancel), running nothing.
+    if (admission === 'end') return undefined;
     if (!(await this.deps.store.admitQueued(runId, conversationId))) return { next: 'queued', ref, untilMs: Date.now() + PREDECESSOR_RECHECK_MS, recheck: false };
     return undefined;
   }

@@ -111,16 +111,17 @@ export class RunLease {
     return (await this.redis.get(this.keys.conversationActive(run.userId, run.conversationId))) === run.id;
   }
 
-  /** Worker: whether a run queued behind another may start now (see admitQueued-4.lua). */
-  async admit(run: RunRef): Promise<boolean> {
-    return (await callScript(() => this.redis.admitQueued(
+  /** Worker: whether a run queued behind another may start now, must wait, or may only end (cancelled while it waited); see admitQueued-4.lua. */
+  async admit(run: RunRef): Promise<'admitted' | 'wait' | 'end'> {
+    const answer = await callScript(() => this.redis.admitQueued(
       this.keys.conversationActive(run.userId, run.conversationId),
       this.keys.conversationQueue(run.userId, run.conversationId),
       this.keys.userActiveRuns(run.userId),
       this.keys.runCancel(run),
       run.id,
       this.options.markerTtlSeconds,
-    ))) === 1;
+    ));
+    return answer === 1 ? 'admitted' : answer === 2 ? 'end' : 'wait';
   }
 
   /** Worker: why a cancelled run was told to stop (a person's cancel, or a newer run's interrupt or rollback). */
