@@ -23,7 +23,7 @@ export class Proc {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  waitFor(pattern: RegExp, timeoutMs = 40_000): Promise<RegExpExecArray> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const match = pattern.exec(this.output.join(''));
