@@ -199,6 +199,8 @@ describe('multitask_strategy', () => {
     const ran = new Set(ids.filter((id) => ofType(eventsOf.get(id)!, 'status').length > 0));
     const rows = (await runRows(first.conversationId)).filter((r) => ran.has(r.id)).sort((x, y) => x.started_at - y.started_at);
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.started_at.getTime()).toBeGreaterThanOrEqual(rows[i - 1]!.finished_at.getTime());
+    // An inject is accepted (200) or refused with nothing stored (409), never anything else.
+    expect(sent.slice(strategies.length).map((r) => r.status).filter((status) => status !== 200 && status !== 409)).toEqual([]);
     const accepted = sent.slice(strategies.length).flatMap((r, i) => (r.status === 200 ? [injects[i]!] : []));
     const absorbed = new Set<string>();
     for (const id of ids) for (const e of ofType(eventsOf.get(id)!, 'injected')) absorbed.add(e.data.content);

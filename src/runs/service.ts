@@ -114,7 +114,9 @@ export class RunService {
       await this.models.Message.query(trx).insert({ id: payload.message_id, conversation_id: conversationId, role: 'user', content, injected: true });
       const runId = await this.lease.inject(userId, conversationId, payload);
       if (!runId) throw new ConflictError('no_active_execution', 'The conversation has no active execution to inject into');
-      await this.models.Message.query(trx).patch({ run_id: runId }).where({ id: payload.message_id });
+      // The active run's row may not be committed yet (its claim comes first, or it was just handed the conversation
+      // from the queue): then the message names no run rather than failing a reference an accepted inject cannot undo.
+      await trx('messages').update({ run_id: trx('runs').select('id').where({ id: runId }) }).where({ id: payload.message_id });
     });
   }
 
