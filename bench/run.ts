@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   compat: () => import('./compat.js'),
   limits: () => import('./limits.js'),
   schedules: () => import('./schedules.js'),
+  conversations: () => import('./conversations.js'),
 };
 
 const name = process.argv[2];

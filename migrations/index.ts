@@ -17,6 +17,9 @@ import * as modelPrices from './20261125_017_model_prices.js';
 import * as traceIds from './20261125_018_trace_ids.js';
 import * as schedules from './20261125_019_schedules.js';
 import * as interruptedRuns from './20261125_020_interrupted_runs.js';
+import * as agentVersions from './20261125_021_agent_versions.js';
+import * as conversationLife from './20261125_022_conversation_life.js';
+import * as contextWindows from './20261125_023_context_windows.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -42,6 +45,9 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_018_trace_ids': traceIds,
   '20261125_019_schedules': schedules,
   '20261125_020_interrupted_runs': interruptedRuns,
+  '20261125_021_agent_versions': agentVersions,
+  '20261125_022_conversation_life': conversationLife,
+  '20261125_023_context_windows': contextWindows,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -81,6 +81,7 @@ const EnvSchema = v.object({
   GATEWAY_MINIMAL_EFFORT_MODELS: v.optional(pattern, '^gpt-5'),
   WORKER_CONCURRENCY: v.optional(intFrom(1, 10_000), '50'),
   LOCAL_MODEL_TOKEN_DELAY_MS: v.optional(intFrom(0, 60_000), '15'),
+  DEFAULT_CONTEXT_WINDOW: v.optional(intFrom(1024, 2_000_000), '128000'),
   ADMIN_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address'))),
   ADMIN_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'))),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
@@ -90,6 +91,7 @@ const EnvSchema = v.object({
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
+  CONVERSATION_RETENTION_DAYS: v.optional(intFrom(1, 36_500)),
   DEFAULT_RATE_LIMIT_RPM: v.optional(intFrom(1, 100_000)),
   RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
   // Below the stream's MAXLEN (20,000), so a run's whole stream can always be replayed.
@@ -192,6 +194,8 @@ export interface Config {
     gateway: GatewayConfig;
     /** Most nodes a DAG plan may have, the synthesis included; planners merge the rest into the last task. */
     dagMaxNodes: number;
+    /** DESIGN §20: the context window of gateway models whose agent sets no `context_window` (local: 8,192). */
+    defaultContextWindow: number;
   };
   /** Postgres connections per process, by the role of the process that reads them. */
   databasePoolMax: { web: number; worker: number };
@@ -224,6 +228,8 @@ export interface Config {
   };
   /** DESIGN §19: the shortest gap between a schedule's ticks (cron or every_seconds), and how many schedules a user may have. */
   schedules: { minIntervalSeconds: number; perUser: number };
+  /** DESIGN §20: conversations idle (not updated) this many days are deleted by the workers' retention job; null: kept for ever. */
+  conversations: { retentionDays: number | null };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
   kbDocumentMaxBytes: number;
   knowledge: {
@@ -332,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
         families: { deepResearch: e.GATEWAY_DEEP_RESEARCH_MODELS, minimalEffort: e.GATEWAY_MINIMAL_EFFORT_MODELS },
       },
       dagMaxNodes: e.DAG_MAX_NODES,
+      defaultContextWindow: e.DEFAULT_CONTEXT_WINDOW,
     },
     databasePoolMax: {
       web: e.WEB_DATABASE_POOL_MAX ?? e.DATABASE_POOL_MAX ?? DEFAULT_WEB_POOL_MAX,
@@ -356,6 +363,7 @@ export function loadConfig(env: Env = process.env): Config {
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
     schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_S, perUser: e.SCHEDULES_PER_USER },
+    conversations: { retentionDays: e.CONVERSATION_RETENTION_DAYS ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     files: {
       maxBytes: e.FILE_MAX_BYTES,

@@ -29,6 +29,7 @@ import { ConnectorService } from './connectors/service.js';
 import { AgentService } from './agents/service.js';
 import type { LookupFunction } from './net/outbound.js';
 import { ConversationService } from './conversations/service.js';
+import { ConversationEraser } from './conversations/erase.js';
 import { AuditLog } from './audit/log.js';
 import { UserAdminService } from './admin/users.js';
 import { RunReports } from './admin/runs.js';
@@ -101,7 +102,9 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
   const conversations = new ConversationService(models, files);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit }, audit, metrics, budgets);
+  // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
+  const conversationEraser = new ConversationEraser(knex, lease, audit);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit, contextWindows: { defaultModel: clients.config.model.defaultModel, gateway: clients.config.model.defaultContextWindow } }, audit, metrics, budgets);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
@@ -112,16 +115,17 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
   const connectors = new ConnectorService(knex, models, sealer, { outbound: clients.config.outbound, timeoutMs: clients.config.connectors.timeoutMs }, audit);
   const { model, outbound } = clients.config;
-  const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup });
   const runReports = new RunReports(knex, models);
   // Schedules (DESIGN §19): their timers are BullMQ job schedulers on a queue of their own, which workers listen to.
   const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
   const schedules = new ScheduleService(new ScheduleStore(knex, models), new TickScheduler(scheduleQueue, redis), runs, models, clients.config.schedules);
+  // Deleting an agent switches its schedules off (DESIGN §20).
+  const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup }, schedules);
   const modelPrices = new ModelPriceService(knex, audit);
   const queues = [queue, ingestQueue, webhookQueue];
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
+  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -10,6 +10,7 @@ import { createDatabase } from './support/database.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { stream } from './support/sse.js';
 import { record, sequentialScans, type Recorded } from './support/plans.js';
+import { ConversationEraser } from '../src/conversations/erase.js';
 
 /**
  * Cost must not grow with data a request does not touch: with every table large, each statement
@@ -28,6 +29,8 @@ async function seed(knex: Knex) {
   await knex.raw(`insert into api_keys (user_id, name, key_prefix, key_hash) select id, 'seed', 'svc_seed', md5(id::text) || md5(email) from users`);
   await knex.raw(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) select id, gen_random_uuid(), md5(email) || md5(id::text), now() + interval '1 day' from users`);
   await knex.raw(`insert into agents (user_id, name) select id, 'seed agent' from users`);
+  // A run reads the version of its agent it started with (DESIGN §20): every agent has versions.
+  await knex.raw(`insert into agent_versions (agent_id, version, config) select a.id, g, jsonb_build_object('name', a.name) from agents a cross join generate_series(1, 3) g`);
   await knex.raw(`insert into webhook_endpoints (user_id, url, events, secret_sealed) select id, 'https://hooks.example.test/seed', '["run.succeeded"]', 'sealed' from users`);
   // A run's final statement looks up its model's price (DESIGN §18).
   await knex.raw(`insert into model_prices (model, input_per_million, output_per_million) select 'seed-model-' || g, 1, 2 from generate_series(1, ?) g`, [users]);
@@ -43,6 +46,12 @@ async function seed(knex: Knex) {
      select gen_random_uuid(), r.conversation_id, r.id, case when g % 2 = 1 then 'user' else 'assistant' end, 'seeded ' || g
      from runs r cross join generate_series(1, ?) g`,
     [messagesPerConversation],
+  );
+  // Deleting a conversation scrubs its runs' webhook deliveries (DESIGN §20).
+  await knex.raw(
+    `insert into webhook_deliveries (id, endpoint_id, run_id, event, payload, status)
+     select gen_random_uuid(), e.id, r.id, 'run.succeeded', jsonb_build_object('type', 'run.succeeded', 'data', jsonb_build_object('answer', 'a')), 'delivered'
+     from runs r join webhook_endpoints e on e.user_id = r.user_id`,
   );
   await knex.raw('analyze');
 }
@@ -103,6 +112,16 @@ describe('constant cost as data grows', () => {
     expect((await stream(`${app.url}/api/runs/${runId}/events`, { method: 'GET', token: key })).events.at(-1)?.type).toBe('done');
     expect((await app.request('POST', `/api/runs/${runId}/cancel`, { token: key })).status).toBe(409);
     expect((await app.request('GET', `/api/conversations/${conversationId}`, { token: session.access_token })).status).toBe(200);
+
+    // Conversations (DESIGN §20): a page of messages, the list's filters, PATCH, DELETE, and the retention job's statements.
+    const jwt = { token: session.access_token };
+    const page = await app.request('GET', `/api/conversations/${conversationId}/messages?limit=2`, jwt);
+    expect(page.status).toBe(200);
+    expect((await app.request('GET', `/api/conversations/${conversationId}/messages?limit=2&before=${page.body.next_before}`, jwt)).status).toBe(200);
+    expect((await app.request('PATCH', `/api/conversations/${conversationId}`, { ...jwt, body: { title: 'cost', metadata: { project: 'cost' } } })).status).toBe(200);
+    expect((await app.request('GET', `/api/conversations?agent_id=${agent.body.id}&metadata[project]=cost`, jwt)).body.total).toBe(1);
+    expect((await app.request('DELETE', `/api/conversations/${conversationId}`, jwt)).status).toBe(204);
+    await new ConversationEraser(knex, app.services.lease, app.services.audit).expireIdle(1);
 
     const statements = new Map(recorded.filter((q) => !/^(begin|commit|rollback|select 1)/i.test(q.sql.trim())).map((q) => [q.sql, q]));
     expect(statements.size).toBeGreaterThan(10);

@@ -82,6 +82,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     now: () => new Date(),
     modelFor: modelProviders(config, logger, metrics),
     defaultModel: config.model.defaultModel,
+    defaultContextWindow: config.model.defaultContextWindow,
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,

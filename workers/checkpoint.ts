@@ -30,7 +30,10 @@ export type LoopState = ReactState | DagState;
  */
 export interface Checkpoint {
   version: 1;
-  loop: LoopState;
+  /** Absent in the checkpoint a compaction saves (DESIGN §20) before the loop's first step. */
+  loop?: LoopState;
+  /** The run compacted its conversation's history (its summary is stored): a resumed attempt does not again. */
+  compacted?: true;
   usage: Usage;
   seqs: Record<string, number>;
   absorbed: string[];
@@ -40,7 +43,7 @@ export interface Checkpoint {
 
 export function readCheckpoint(value: unknown): Checkpoint | undefined {
   const candidate = value as Partial<Checkpoint> | null | undefined;
-  return candidate?.version === 1 && candidate.loop ? (candidate as Checkpoint) : undefined;
+  return candidate?.version === 1 && (candidate.loop || candidate.compacted) ? (candidate as Checkpoint) : undefined;
 }
 
 /** Writes checkpoints in the order they were taken, fenced by the attempt that owns the run. */

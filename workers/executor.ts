@@ -9,14 +9,15 @@ import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../src/shared/model
 import type { Sampling } from '../src/shared/sampling.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
-import type { HistoryMessage, LoadedRun, RunStore } from '../src/shared/run-store.js';
+import type { HistoryBound, LoadedRun, RunStore } from '../src/shared/run-store.js';
+import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, HISTORY_MAX_MESSAGES, HISTORY_WINDOWS, LOCAL_CONTEXT_WINDOW } from '../src/shared/context-window.js';
+import { prepareHistory, type PreparedHistory } from './compaction.js';
 import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
 import { END_SCOPE, MAIN_SCOPE, RunEvents } from './run-events.js';
 import { CheckpointWriter, readCheckpoint, type Checkpoint } from './checkpoint.js';
 import { AwaitingApproval, HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { ToolApprovals } from './approvals.js';
 import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
-import type { ChatMessage } from './models/types.js';
 import type { ModelProvider } from './models/types.js';
 import type { ModelImages } from '../src/files/model-images.js';
 import type { BudgetLedger, BudgetRef } from '../src/budgets/ledger.js';
@@ -26,7 +27,15 @@ import { runReact } from './react.js';
 import { runDag } from './dag.js';
 import { QUEUED_RECHECK_MS } from '../src/shared/jobs.js';
 
-const HISTORY_LIMIT = 40;
+/** What the run's history a job reads is bounded by (DESIGN §20): HistoryBound. */
+const historyBound = (defaultContextWindow: number): HistoryBound => ({
+  messages: HISTORY_MAX_MESSAGES,
+  tokens: HISTORY_WINDOWS * Math.max(LOCAL_CONTEXT_WINDOW, defaultContextWindow),
+  windows: HISTORY_WINDOWS,
+});
+
+/** Each attempt's prepared history: the token counts it learnt are kept with the run's end. */
+const histories = new WeakMap<RunContext, PreparedHistory>();
 
 /** A parked run keeps its conversation this much longer than the approval timeout. */
 const PARKED_MARGIN_SECONDS = 3600;
@@ -69,6 +78,8 @@ export interface ExecutorDeps extends ToolServices {
   modelFor(model: string): ModelProvider;
   /** The model of runs without an agent (config.model.defaultModel). */
   defaultModel: string;
+  /** DEFAULT_CONTEXT_WINDOW: gateway models' window when their agent sets none (DESIGN §20). */
+  defaultContextWindow?: number;
   limits: RunLimits;
   /** What connector tools share across the worker's runs. */
   connectors: ConnectorRuntime;
@@ -157,7 +168,7 @@ export class RunExecutor {
       ctx.heartbeat().then(({ cancelPending }) => cancelPending && cancel.abort(new RunCancelled()), () => {});
     }, (lease.options.markerTtlSeconds * 1000) / 10);
     const attemptRun = async (span?: AgentSpan) => {
-      const ending = await this.runLoop(ctx, transcript(loaded.history, agent.instructions), checkpoint, taken.cancelPending);
+      const ending = await this.runLoop(ctx, loaded, checkpoint, taken.cancelPending);
       span?.ended(outcomeOf(ending), ctx.usage);
       return this.conclude(ctx, ending, started);
     };
@@ -180,9 +191,9 @@ export class RunExecutor {
   private async takeAndLoad({ runId, conversationId, userId, attempt }: Assignment): Promise<[BreakpointState, LoadedRun | undefined]> {
     const { lease, store } = this.deps;
     if (conversationId && userId) {
-      return Promise.all([lease.take({ id: runId, conversationId, userId }, attempt), store.load(runId, HISTORY_LIMIT)]);
+      return Promise.all([lease.take({ id: runId, conversationId, userId }, attempt), store.load(runId, this.historyBound)]);
     }
-    const loaded = await store.load(runId, HISTORY_LIMIT);
+    const loaded = await store.load(runId, this.historyBound);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
     return [await lease.take(refOf(loaded.run), attempt), loaded];
   }
@@ -214,7 +225,11 @@ export class RunExecutor {
     return setTimeout(() => cancel.abort(new RunFailure('run_max_duration', `The run reached RUN_MAX_DURATION_S (${maxDurationMs / 1000} s)`)), Math.max(0, left));
   }
 
-  private async runLoop(ctx: RunContext, history: ChatMessage[], checkpoint: Checkpoint | undefined, cancelPending: boolean): Promise<Ending> {
+  private get historyBound(): HistoryBound {
+    return historyBound(this.deps.defaultContextWindow ?? DEFAULT_CONTEXT_WINDOW);
+  }
+
+  private async runLoop(ctx: RunContext, loaded: LoadedRun, checkpoint: Checkpoint | undefined, cancelPending: boolean): Promise<Ending> {
     const { run } = ctx;
     try {
       if (cancelPending) return new RunCancelled();
@@ -228,6 +243,11 @@ export class RunExecutor {
       if (run.crashes > this.deps.limits.maxCrashes) {
         return new RunFailure('worker_crashed', `The run's worker stopped unexpectedly ${run.crashes} times`, true);
       }
+      // Compacted before the loop's first step (DESIGN §20); an attempt resuming from a checkpoint uses the stored summary as it is.
+      const window = contextWindowOf(ctx.agent.model, loaded.agent?.context_window, this.deps.defaultContextWindow ?? DEFAULT_CONTEXT_WINDOW);
+      const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.deps.store });
+      histories.set(ctx, prepared);
+      const history = prepared.messages;
       const loop = checkpoint?.loop;
       return run.mode === 'dag'
         ? await runDag(ctx, history, loop?.kind === 'dag' ? loop : undefined)
@@ -301,7 +321,9 @@ export class RunExecutor {
     await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
       const { answer, finishReason, citations } = ending;
-      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model });
+      const prepared = histories.get(ctx);
+      const tokens = prepared ? { answerTokens: prepared.counter.count(answer), counted: prepared.counted } : {};
+      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
       void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
@@ -385,10 +407,4 @@ function outcomeOf(ending: Ending): AttemptOutcome {
   if (ending instanceof HandBack) return { status: 'handed_back' };
   if (ending instanceof Superseded) return { status: 'superseded' };
   return { status: 'succeeded' };
-}
-
-/** Earlier turns of the conversation, oldest first, after the agent's instructions. */
-function transcript(history: HistoryMessage[], instructions: string): ChatMessage[] {
-  const messages = history.map((m): ChatMessage => (m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: m.role, content: m.content }));
-  return instructions ? [{ role: 'system', content: instructions }, ...messages] : messages;
 }

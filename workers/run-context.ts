@@ -179,6 +179,23 @@ export class RunContext {
     return nodes;
   }
 
+  /**
+   * DESIGN §20: the conversation's summary extended with `messages` by the run's own model, at most
+   * `maxTokens`; a model call like any other (timed, traced, counted in the run's usage and budgets).
+   */
+  async summarize(previous: string | null, messages: ChatMessage[], maxTokens: number): Promise<string> {
+    const { model } = this.agent;
+    const settings = { ...this.agent.settings, maxTokens };
+    const call = async (): Promise<ModelResult> => {
+      const { text, usage } = await this.parts.model.summarize({ model, settings, previous, messages, signal: this.signal, log: this.parts.services.logger });
+      return { text, usage, toolCalls: [], finishReason: 'stop' };
+    };
+    const chat = { model, settings, conversationId: this.run.conversation_id, messages: () => messages };
+    const result = await this.timedModelCall(() => this.traced((tracer, run) => tracer.chat(chat, run), call));
+    await this.spend(result.usage);
+    return result.text;
+  }
+
   /** The last text a model call gave: what a run stopped by its budget keeps as its answer. */
   private answerSoFar: string | null = null;
 
@@ -221,9 +238,11 @@ export class RunContext {
     return this.parts.checkpoints.save(this.snapshot(loop));
   }
 
-  /** What a checkpoint of `loop` holds now (events numbered so far included). */
-  snapshot(loop: LoopState): Checkpoint {
-    return { version: 1, loop, usage: this.usage, seqs: { ...this.parts.events.seqs }, absorbed: [...this.absorbed], activeMs: this.activeMs };
+  /** What a checkpoint of `loop` holds now (events numbered so far included); without a loop, the one a compaction saves (DESIGN §20). */
+  snapshot(loop: LoopState): Checkpoint;
+  snapshot(loop: undefined, compacted: true): Checkpoint;
+  snapshot(loop: LoopState | undefined, compacted?: true): Checkpoint {
+    return { version: 1, ...(loop ? { loop } : {}), ...(compacted ? { compacted } : {}), usage: this.usage, seqs: { ...this.parts.events.seqs }, absorbed: [...this.absorbed], activeMs: this.activeMs };
   }
 
   /** Time the run has spent running, this attempt included. */

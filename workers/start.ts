@@ -18,6 +18,7 @@ import { WorkerLifecycle } from './run-control.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import { serveWorkerMetrics } from './metrics.js';
 import { startScheduleWorker } from './schedules.js';
+import { startRetentionWorker } from './retention.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -100,6 +101,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const ingestion = await startIngestionWorker(config, knex, services.knowledge, keys.bullPrefix(INGEST_QUEUE), logger);
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
   const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics });
+  const retention = await startRetentionWorker(config, { knex, redis, logger });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
@@ -110,7 +112,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
       lifecycle.drain();
       const hardStop = setTimeout(() => lifecycle.stopNow(), Math.max(0, config.shutdownTimeoutMs - HARD_STOP_MARGIN_MS));
       try {
-        await Promise.all([worker.close(), ingestion.close(), webhooks.close(), schedules.close()]);
+        await Promise.all([worker.close(), ingestion.close(), webhooks.close(), schedules.close(), retention.close()]);
       } finally {
         clearTimeout(hardStop);
         cancellations.close();

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Models, RunMode, RunStatus } from '../db/models.js';
+import type { Models, Run, RunMode, RunStatus } from '../db/models.js';
 import { paginate, pageOf } from '../http/pagination.js';
 import type { Pagination } from '../http/validation.js';
 
@@ -24,7 +24,7 @@ const nextStartOfDay = (at: Date) => new Date(Math.ceil(at.getTime() / DAY_MS) *
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The columns an administrator sees of a run: the client's view plus its owner (never the checkpoint). */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'cost', 'user_metadata', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'cost', 'user_metadata', 'trace_id', 'schedule_id', 'agent_version', 'created_at', 'started_at', 'finished_at'];
 
 /** The token and outcome counts of one row of parts: a usage_daily row, or one run. */
 const PART_COUNTS = `runs, succeeded, failed, cancelled, prompt_tokens, completion_tokens, reasoning_tokens`;
@@ -46,13 +46,15 @@ export class RunReports {
 
   /** Newest first. */
   list(filters: RunFilters, page: Pagination) {
-    const query = this.models.Run.query().select(RUN_COLUMNS).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    // Whether the run's agent was deleted since (DESIGN §20): its runs name it still.
+    const agentDeleted = this.knex.raw('exists (select 1 from agents a where a.id = runs.agent_id and a.deleted_at is not null) as agent_deleted');
+    const query = this.models.Run.query().select([...RUN_COLUMNS, agentDeleted]).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
     if (filters.status) query.where('status', filters.status);
     if (filters.user_id) query.where('user_id', filters.user_id);
     if (filters.mode) query.where('mode', filters.mode);
     if (filters.from) query.where('created_at', '>=', filters.from);
     if (filters.to) query.where('created_at', '<', filters.to);
-    return paginate(query, page, (run) => ({ ...run.toPublic(), user_id: run.user_id }));
+    return paginate(query, page, (run) => ({ ...run.toPublic(), user_id: run.user_id, agent_deleted: (run as Run & { agent_deleted?: boolean }).agent_deleted === true }));
   }
 
   /** Runs, outcomes, tokens and cost (null where no run had a price) in [from, to), per user or per UTC day, ordered by key. */

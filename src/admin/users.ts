@@ -73,7 +73,7 @@ export class UserAdminService {
     private readonly models: Models,
     private readonly cache: CredentialCache,
     private readonly audit: AuditLog,
-    private readonly lease: Pick<RunLease, 'cancel'>,
+    private readonly lease: Pick<RunLease, 'cancel' | 'discardStream'>,
     private readonly budgets: Pick<BudgetLedger, 'usage'>,
     private readonly options: UserAdminOptions = DEFAULT_USER_ADMIN,
   ) {}
@@ -149,6 +149,7 @@ export class UserAdminService {
     if (current.is_active) await this.update(id, { is_active: false }, actor);
     else await this.cancelActiveRuns(id);
     await this.drainRuns(id);
+    await this.discardRunStreams(id);
     await this.audit.transaction(actor, async (trx) => {
       const user = await this.lockForChange(trx, id, true, true);
       await user.$query(trx).delete();
@@ -167,6 +168,23 @@ export class UserAdminService {
       cancelled += accepted.filter(Boolean).length;
     }
     return cancelled;
+  }
+
+  /**
+   * The user's runs' event streams leave Redis with their data (DESIGN §20): the rows go by
+   * cascade (conversations, messages, runs, files, knowledge bases, keys), the streams would
+   * otherwise stay until they expire. 500 runs per round, in order of the user's runs index.
+   */
+  private async discardRunStreams(userId: string): Promise<void> {
+    let after: { at: string; id: string } | undefined;
+    for (;;) {
+      const query = this.knex('runs').select('id', 'conversation_id', this.knex.raw('created_at::text as at')).where('user_id', userId).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(500);
+      if (after) query.whereRaw('(created_at, id) > (?::timestamptz, ?::uuid)', [after.at, after.id]);
+      const runs: { id: string; conversation_id: string; at: string }[] = await query;
+      await Promise.all(runs.map((run) => this.lease.discardStream({ id: run.id, conversationId: run.conversation_id, userId })));
+      if (runs.length < 500) return;
+      after = runs.at(-1)!;
+    }
   }
 
   private async find(id: string): Promise<User> {

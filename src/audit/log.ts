@@ -40,6 +40,7 @@ export type AuditAction =
   | 'webhook.rotate_secret'
   | 'webhook.disable'
   | 'run.cancel'
+  | 'conversation.expire'
   | 'model_price.set'
   | 'model_price.delete'
   | 'dashboard.login'
@@ -47,7 +48,7 @@ export type AuditAction =
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType?: 'user' | 'api_key' | 'connector' | 'webhook' | 'run' | 'session' | 'model_price';
+  targetType?: 'user' | 'api_key' | 'connector' | 'webhook' | 'run' | 'session' | 'model_price' | 'conversation';
   targetId?: string | null;
   /** What changed, by name and non-secret value; scrubbed again on the way in. */
   details?: Record<string, unknown>;
@@ -116,16 +117,24 @@ export class AuditLog {
   constructor(private readonly knex: Knex) {}
 
   async record(actor: Actor, entry: AuditEntry, trx: Knex | Knex.Transaction = this.knex): Promise<void> {
-    await trx('audit_log').insert({
-      actor_user_id: actor.userId,
-      credential: actor.credential,
-      action: entry.action,
-      target_type: entry.targetType ?? null,
-      target_id: entry.targetId ?? null,
-      ip: actor.ip,
-      request_id: actor.requestId,
-      details: JSON.stringify(scrubSecrets(entry.details ?? {})),
-    });
+    await this.recordAll(actor, [entry], trx);
+  }
+
+  /** Several entries of one actor in one statement (the retention job's batches). */
+  async recordAll(actor: Actor, entries: AuditEntry[], trx: Knex | Knex.Transaction = this.knex): Promise<void> {
+    if (entries.length === 0) return;
+    await trx('audit_log').insert(
+      entries.map((entry) => ({
+        actor_user_id: actor.userId,
+        credential: actor.credential,
+        action: entry.action,
+        target_type: entry.targetType ?? null,
+        target_id: entry.targetId ?? null,
+        ip: actor.ip,
+        request_id: actor.requestId,
+        details: JSON.stringify(scrubSecrets(entry.details ?? {})),
+      })),
+    );
   }
 
   /** Runs `change` and records what it returns in the same transaction. */

@@ -124,8 +124,17 @@ export class Agent extends Model {
   /** DESIGN §11: which tool calls wait for a person's approval. */
   tool_approval!: ToolApproval;
   connector_ids!: string[];
+  /** DESIGN §20: tokens the model reads and writes per call; null: the model's default (local 8,192, gateway DEFAULT_CONTEXT_WINDOW). */
+  context_window!: number | null;
+  /** DESIGN §20: 1, then one more for each PATCH or restore; `agent_versions` keeps each version's configuration. */
+  version!: number;
+  /** DESIGN §20: a deleted agent is gone to its owner (404) and names no new run; its runs and history stay. */
+  deleted_at!: Date | null;
   created_at!: Date;
   updated_at!: Date;
+
+  /** Its rows are soft-deleted: `findOwned` and `listOwned` (src/db/owned.ts) leave out those with `deleted_at`. */
+  static readonly softDeleted = true;
 
   static override get jsonAttributes() {
     return ['tools', 'knowledge_base_ids', 'gateway_tools', 'connector_ids', 'tool_approval'];
@@ -136,7 +145,7 @@ export class Agent extends Model {
   }
 
   toPublic() {
-    const { user_id: _owner, created_at, updated_at, ...rest } = this.toJSON() as unknown as Agent;
+    const { user_id: _owner, deleted_at: _deleted, created_at, updated_at, ...rest } = this.toJSON() as unknown as Agent;
     return { ...rest, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
   }
 }
@@ -151,14 +160,26 @@ export class Conversation extends Model {
   user_id!: string;
   agent_id!: string | null;
   title!: string;
+  /** DESIGN §20: at most 16 string pairs (keys ≤ 64 characters, values ≤ 512), as OpenAI's; `{}` when none. */
+  metadata!: Record<string, string>;
+  /** DESIGN §20: the oldest turns, compacted by the agent's model; extended by later runs from the message after `summary_through`. */
+  summary!: string | null;
+  summary_through!: string | null;
   created_at!: Date;
   updated_at!: Date;
+
+  static override get jsonAttributes() {
+    return ['metadata'];
+  }
 
   toPublic() {
     return {
       id: this.id,
       agent_id: this.agent_id,
       title: this.title,
+      metadata: this.metadata ?? {},
+      summary: this.summary ?? null,
+      summary_through: this.summary_through ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -171,8 +192,14 @@ export class Run extends Model {
   user_id!: string;
   conversation_id!: string;
   agent_id!: string | null;
+  /** The version of its agent the run started with (DESIGN §20); null without an agent, or for runs from before versions. */
+  agent_version!: number | null;
   mode!: RunMode;
   status!: RunStatus;
+  /**
+   * The question. Null once its conversation is deleted (DESIGN §20: the record stays for usage,
+   * without content); such a run is final and never loaded by a worker again, hence the type.
+   */
   query!: string;
   answer!: string | null;
   finish_reason!: FinishReason | null;
@@ -212,6 +239,7 @@ export class Run extends Model {
       id: this.id,
       conversation_id: this.conversation_id,
       agent_id: this.agent_id,
+      agent_version: this.agent_version ?? null,
       mode: this.mode,
       status: this.status,
       query: this.query,
@@ -245,6 +273,8 @@ export class Message extends Model {
   citations!: Citation[] | null;
   /** The images the message was sent with, as they were then (DESIGN §15). */
   attachments!: Attachment[] | null;
+  /** DESIGN §20: its o200k_base tokens, counted by the worker that first read (or wrote) it; null until then. */
+  tokens!: number | null;
   created_at!: Date;
 
   /** `attachments`: this message's, as history shows them now (a deleted file by its name). */

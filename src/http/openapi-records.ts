@@ -124,9 +124,10 @@ export const RunRecord = v.strictObject({
   id: uuid,
   conversation_id: uuid,
   agent_id: v.nullable(uuid),
+  agent_version: described(v.nullable(count), 'The version of its agent the run started with and runs on to the end, also after a crash (DESIGN §20); null without an agent'),
   mode: v.picklist(['react', 'dag']),
   status: runStatus,
-  query: v.string(),
+  query: described(v.nullable(v.string()), 'The question; null once its conversation was deleted (the record stays for usage, without content)'),
   answer: v.nullable(v.string()),
   finish_reason: v.nullable(v.picklist(FINISH_REASONS)),
   error: v.nullable(v.strictObject({ code: v.string(), message: v.string() })),
@@ -165,6 +166,7 @@ export const runEventStream: MediaResponse = {
     '| `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |',
     '| `node` | `{node_id, status: "started" \\| "succeeded" \\| "failed", output?}` (DAG) |',
     '| `injected` | `{message_id, content, iteration}` |',
+    "| `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |",
     '| `answer` | `{message_id, content, finish_reason: "stop" \\| "length" \\| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |',
     '| `error` | `{code, message, retryable}` |',
     '| `done` | `{status: "succeeded" \\| "failed" \\| "cancelled", usage, duration_ms}` (always last) |',
@@ -176,7 +178,16 @@ export const runStreamHeaders = { 'X-Run-Id': 'The run being streamed', 'X-Conve
 
 // Conversations and agents
 
-export const ConversationRecord = v.strictObject({ id: uuid, agent_id: v.nullable(uuid), title: v.string(), created_at: instant, updated_at: instant });
+export const ConversationRecord = v.strictObject({
+  id: uuid,
+  agent_id: v.nullable(uuid),
+  title: v.string(),
+  summary: described(v.nullable(v.string()), "The conversation's oldest turns, summarised by its agent's model once the transcript outgrew 80% of the context window (DESIGN §20); null until then. The messages themselves are kept"),
+  summary_through: described(v.nullable(uuid), 'The last message the summary covers; later runs extend it from there'),
+  metadata: described(v.record(v.string(), v.string()), 'At most 16 string pairs (keys up to 64 characters, values up to 512), as OpenAI\'s; {} when none'),
+  created_at: instant,
+  updated_at: instant,
+});
 const imageType = v.picklist(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 const fileFacts = {
   id: uuid,
@@ -206,6 +217,13 @@ export const MessageRecord = v.strictObject({
   attachments: described(v.array(AttachmentRecord), 'The images the message was sent with (image_ids)'),
   created_at: instant,
 });
+/** DESIGN §20: one page of a conversation's messages, newest first; the next (older) page is `?before=<next_before>`. */
+export const MessagePage = v.strictObject({
+  items: v.array(MessageRecord),
+  limit: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
+  has_more: described(v.boolean(), 'Older messages remain'),
+  next_before: described(v.nullable(uuid), 'The `before` of the next (older) page: the oldest message of this one; null when none remain'),
+});
 export const AgentRecord = v.strictObject({
   id: uuid,
   name: v.string(),
@@ -218,11 +236,19 @@ export const AgentRecord = v.strictObject({
   reasoning_effort: v.nullable(v.picklist(REASONING_EFFORTS)),
   thinking_budget: v.nullable(v.number()),
   max_tokens: v.nullable(v.number()),
+  context_window: described(v.nullable(v.number()), "Tokens the model reads and writes per call (DESIGN §20); null: the model's default (local 8,192; gateway models DEFAULT_CONTEXT_WINDOW)"),
   gateway_tools: v.array(GatewayToolSchema),
   tool_approval: v.union([v.picklist(['never', 'always']), v.array(v.string())]),
   connector_ids: v.array(uuid),
+  version: described(v.pipe(v.number(), v.integer(), v.minValue(1)), 'DESIGN §20: 1 when created, one more for each PATCH or restore; GET /api/agents/{id}/versions lists them'),
   created_at: instant,
   updated_at: instant,
+});
+/** DESIGN §20: one version of an agent: its number, its configuration then (the fields of creation), and when it was made. */
+export const AgentVersionRecord = v.strictObject({
+  version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  ...Object.fromEntries(Object.entries(AgentRecord.entries).filter(([field]) => !['id', 'version', 'created_at', 'updated_at'].includes(field))),
+  created_at: described(instant, 'When the version was made'),
 });
 
 // Knowledge
@@ -367,8 +393,10 @@ export const namedRecords: Record<string, v.GenericSchema> = {
   RunEvent,
   Conversation: ConversationRecord,
   Message: MessageRecord,
+  MessagePage,
   File: FileRecord,
   Agent: AgentRecord,
+  AgentVersion: AgentVersionRecord,
   KnowledgeBase: KnowledgeBaseRecord,
   Document: DocumentRecord,
   RetrieveResult,

@@ -77,6 +77,7 @@ export class AgentTools {
     const rows = await this.models.Agent.query()
       .select('id', 'name', 'instructions', 'created_at')
       .where({ user_id: userId })
+      .whereNull('deleted_at')
       .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
       .limit(this.max);
     return AgentToolCatalog.of(rows.map(({ id, name, instructions, created_at }) => ({ id, name, instructions, created_at })));

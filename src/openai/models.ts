@@ -43,7 +43,7 @@ const COLUMNS = ['id', 'name', 'created_at', 'user_id'] as const;
 
 /** The caller's agents as models, `agent:default` first. */
 export async function listModels(models: Models, userId: string): Promise<ModelEntry[]> {
-  const agents = await models.Agent.query().select(...COLUMNS).where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']).limit(MAX_LISTED_AGENTS);
+  const agents = await models.Agent.query().select(...COLUMNS).where({ user_id: userId }).whereNull('deleted_at').orderBy([{ column: 'created_at', order: 'desc' }, 'id']).limit(MAX_LISTED_AGENTS);
   return [defaultModel(), ...agents.map(agentModel)];
 }
 
@@ -51,7 +51,7 @@ export async function listModels(models: Models, userId: string): Promise<ModelE
 export async function findModel(models: Models, userId: string, model: string): Promise<ModelEntry> {
   const agentId = agentIdOf(model);
   if (agentId === null) return defaultModel();
-  const agent = await models.Agent.query().select(...COLUMNS).findOne({ id: agentId, user_id: userId });
+  const agent = await models.Agent.query().select(...COLUMNS).findOne({ id: agentId, user_id: userId }).whereNull('deleted_at');
   if (!agent) throw notAnAgent(model);
   return agentModel(agent);
 }

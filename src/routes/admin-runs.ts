@@ -37,7 +37,11 @@ const UsageQuery = v.pipe(
   v.forward(v.check((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_DAYS * DAY_MS, `the window may span at most ${MAX_WINDOW_DAYS} days`), ['to']),
 );
 
-const AdminRunRecord = v.strictObject({ ...RunRecord.entries, user_id: v.pipe(v.string(), v.uuid()) });
+const AdminRunRecord = v.strictObject({
+  ...RunRecord.entries,
+  user_id: v.pipe(v.string(), v.uuid()),
+  agent_deleted: v.pipe(v.boolean(), v.description("Whether the run's agent has been deleted since (DESIGN §20: its runs stay, agent_id kept); false without an agent")),
+});
 const usageCounts = Object.fromEntries(
   ['runs', 'succeeded', 'failed', 'cancelled', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens'].map((name) => [name, v.number()]),
 );

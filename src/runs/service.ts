@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { Models, RunMode, Run } from '../db/models.js';
+import type { Agent, Models, RunMode, Run } from '../db/models.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
-import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError } from '../shared/errors.js';
+import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError, type ValidationIssue } from '../shared/errors.js';
+import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW, tokensAbove } from '../shared/context-window.js';
+import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, Claim, RunLease, RunRef } from '../shared/run-lease.js';
@@ -62,7 +64,8 @@ export class RunService {
     private readonly store: RunStore,
     private readonly lease: RunLease,
     private readonly queue: Queue<RunJob>,
-    private readonly limits: { perUser: number },
+    /** `contextWindows` (DESIGN §20): what a run's model reads when its agent sets no context_window; absent: the built-in defaults. */
+    private readonly limits: { perUser: number; contextWindows?: { defaultModel: string; gateway: number } },
     private readonly audit: AuditLog,
     private readonly metrics: Metrics,
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
@@ -79,6 +82,9 @@ export class RunService {
       this.ledger.spent(budgets),
     ]);
     if (spent) throw budgetRefusal(spent);
+    // A run that names no agent continues with its conversation's: a deleted one (DESIGN §20) starts no new run either.
+    if (!agent && existing?.agent_id) await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent');
+    await this.refuseOversized(request, agent, existing?.agent_id ?? null);
     const ref: RunRef = { id: randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
     // The request's trace, carried to the worker in the job (DESIGN §18); none when tracing is off.
     const traced = activeRunTrace();
@@ -101,6 +107,36 @@ export class RunService {
       await this.store.failUnqueued(ref.id).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * DESIGN §20: a message larger than what the run's model can read (its context window less the
+   * answer's max_tokens) → 422, before anything is stored. Messages of at most half the smallest
+   * window's bytes fit any agent (a token is at least a byte): no lookup, no tokenizer; longer ones
+   * load the tokenizer (once per process) only when their bytes exceed the room.
+   */
+  private async refuseOversized(request: StartRequest, agent: Agent | undefined, conversationAgentId: string | null): Promise<void> {
+    const texts = [...(request.history ?? []).map((m) => m.content), request.query];
+    if (texts.every((text) => text.length * 3 <= CONTEXT_WINDOW_MIN / 2)) return;
+    const runAgent = agent ?? (conversationAgentId ? await this.models.Agent.query().findById(conversationAgentId) : undefined);
+    const defaults = this.limits.contextWindows ?? { defaultModel: LOCAL_MODEL, gateway: DEFAULT_CONTEXT_WINDOW };
+    const window = contextWindowOf(runAgent?.model ?? defaults.defaultModel, runAgent?.context_window, defaults.gateway);
+    const asked = request.sampling?.max_tokens;
+    const maxTokens = asked === undefined ? runAgent?.max_tokens : Math.min(asked, runAgent?.max_tokens ?? asked);
+    const { room } = budgetOf(window, maxTokens);
+    const issues: ValidationIssue[] = [];
+    for (const [index, text] of texts.entries()) {
+      const tokens = await tokensAbove(text, room);
+      if (tokens === undefined) continue;
+      const question = index === texts.length - 1;
+      issues.push({
+        loc: question ? ['body', 'q'] : ['body', 'messages', index],
+        msg: `Value error, the message is ${tokens} tokens, larger than the agent's context window of ${window} tokens allows (${room} for the input after max_tokens)`,
+        type: 'value_error',
+        ctx: { tokens, context_window: window, input_tokens: room },
+      });
+    }
+    if (issues.length > 0) throw new ValidationError(issues);
   }
 
   /**

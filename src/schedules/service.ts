@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Models, Run } from '../db/models.js';
 import type { Schedule } from '../db/schedule-models.js';
 import { findOwned } from '../db/owned.js';
@@ -98,6 +99,16 @@ export class ScheduleService {
       // Before the delete commits: a timer that cannot be removed leaves the schedule as it was.
       await this.timers.unregister(id);
     });
+  }
+
+  /**
+   * Its agent is being deleted (DESIGN §20): the agent's schedules are switched off in the deletion's
+   * transaction, and their timers removed before it commits (a timer that cannot be removed leaves
+   * the agent and its schedules as they were).
+   */
+  async disableForAgent(agentId: string, trx: Knex.Transaction): Promise<void> {
+    const disabled = await this.store.disableForAgent(agentId, trx);
+    await Promise.all(disabled.map((id) => this.timers.unregister(id)));
   }
 
   async runsOf(userId: string, id: string, page: Pagination) {

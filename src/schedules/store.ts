@@ -136,6 +136,15 @@ export class ScheduleStore {
       .update({ enabled: false, next_run_at: null, skipped_runs: this.knex.raw('skipped_runs + 1'), last_skip_reason: reason, updated_at: new Date() });
   }
 
+  /** Its agent was deleted (DESIGN §20): the agent's enabled schedules are switched off, in the deletion's transaction. Their ids. */
+  async disableForAgent(agentId: string, trx: Knex.Transaction): Promise<string[]> {
+    const rows: { id: string }[] = await trx('schedules')
+      .where({ agent_id: agentId, enabled: true })
+      .update({ enabled: false, next_run_at: null, last_skip_reason: 'agent_deleted' satisfies SkipReason, updated_at: new Date() })
+      .returning('id');
+    return rows.map((row) => row.id);
+  }
+
   countEnabled(): Promise<number> {
     return this.models.Schedule.query().where({ enabled: true }).resultSize();
   }

@@ -40,6 +40,7 @@ export interface ScriptCommands {
   requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, ...callIds: string[]): Promise<string[]>;
   decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
   parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  holdConversation(activeKey: string, queueKey: string, mode: 'hold' | 'release' | 'linger', tombstone: string, seconds: number): Promise<number>;
   finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, queueKey: string, runId: string, honourCancel: 0 | 1, owner: string, ttlSeconds: number): Promise<[number, string]>;
 }
 

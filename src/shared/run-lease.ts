@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
 import { Superseded } from './errors.js';
 import type { EventData, EventType } from './events.js';
@@ -265,6 +266,23 @@ export class RunLease {
    */
   async forget(run: RunRef): Promise<void> {
     await this.redis.del(this.keys.runSequence(run), this.keys.runApprovals(run));
+  }
+
+  /**
+   * Web and the retention job (DESIGN §20): holds a conversation with no active or waiting run
+   * for its deletion (see holdConversation-2.lua), for `seconds` should the holder die; null when
+   * a run is active or waiting. `release()` when the deletion did not happen; `linger(seconds)`
+   * when it did, so a request that read the conversation just before cannot recreate it.
+   */
+  async holdForDeletion(userId: string, conversationId: string, seconds = 60): Promise<{ release(): Promise<void>; linger(seconds: number): Promise<void> } | null> {
+    const keys = [this.keys.conversationActive(userId, conversationId), this.keys.conversationQueue(userId, conversationId)] as const;
+    const tombstone = `deleting:${randomUUID()}`;
+    const held = await callScript(() => this.redis.holdConversation(...keys, 'hold', tombstone, seconds));
+    if (held !== 1) return null;
+    return {
+      release: async () => void (await callScript(() => this.redis.holdConversation(...keys, 'release', tombstone, 0))),
+      linger: async (lingerSeconds: number) => void (await callScript(() => this.redis.holdConversation(...keys, 'linger', tombstone, lingerSeconds))),
+    };
   }
 
   /** Web: drops the stream of a run that could not be queued. */

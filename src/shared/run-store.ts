@@ -36,13 +36,41 @@ export interface PriorMessage {
 }
 
 /** An earlier message of the run's conversation, oldest first. */
-export type HistoryMessage = Pick<Message, 'role' | 'content' | 'injected'>;
+export type HistoryMessage = Pick<Message, 'id' | 'role' | 'content' | 'injected' | 'tokens'>;
+
+/**
+ * How much unsummarised history a run reads (DESIGN §20): at most `messages` of the newest, and
+ * (counting bytes for messages whose tokens are not known yet) `tokens` or `windows` times its
+ * agent's own context_window, whichever is larger. What lies beyond is left out.
+ */
+export interface HistoryBound {
+  messages: number;
+  tokens: number;
+  windows: number;
+}
+
+/** A message's token count, learnt by a worker: saved with the run's next write. */
+export interface CountedMessage {
+  id: string;
+  tokens: number;
+}
+
+/** A conversation's summary after a compaction (DESIGN §20), the checkpoint saved with it, and the counts learnt meanwhile. */
+export interface Compaction {
+  summary: string;
+  through: string;
+  checkpoint: string;
+  counted: CountedMessage[];
+}
 
 export interface LoadedRun {
   run: Run;
+  /** Its agent as of the version the run started with (`agent_versions`, DESIGN §20), deleted since or not; the live row for a run without a version. */
   agent?: Agent;
-  /** Up to `historyLimit` messages before the run's question. */
+  /** The conversation's messages before the run's question and after its summary, oldest first, within the HistoryBound. */
   history: HistoryMessage[];
+  /** The conversation's summary (DESIGN §20) and the last message it covers; null before its first compaction. */
+  summary: { text: string | null; through: string | null };
   /** The images sent with the run's question. */
   attachments: Attachment[];
 }
@@ -69,6 +97,9 @@ export interface SucceededEnd {
   durationMs: number;
   /** The model the run called: its price, if any, fixes the run's cost. */
   model: string;
+  /** DESIGN §20: the answer's tokens, and the history's counted by this run, kept for later runs. */
+  answerTokens?: number | null;
+  counted?: CountedMessage[];
 }
 
 /**
@@ -92,6 +123,12 @@ const outboxBindings = (payload: ReturnType<typeof runEventPayload>) => [payload
 const COST = `(select (p.input_per_million * ?::numeric + p.output_per_million * ?::numeric) * 0.000001 from model_prices p where p.model = ?)`;
 const tokenCount = (n: number) => (Number.isFinite(n) && n > 0 ? Math.trunc(n) : 0);
 const costBindings = (end: { usage: Usage; model: string }) => [tokenCount(end.usage.prompt_tokens), tokenCount(end.usage.completion_tokens), end.model];
+
+/** DESIGN §20: token counts a worker learnt (a jsonb array of {id, tokens}), kept on messages of the conversation of `source` that have none. */
+const COUNTED = (source: string) => `counted as (
+         update messages m set tokens = t.tokens from ${source}, jsonb_to_recordset(?::jsonb) as t(id uuid, tokens int)
+         where m.id = t.id and m.conversation_id = ${source}.conversation_id and m.tokens is null
+       )`;
 
 /**
  * The one writer of the `runs` row (DESIGN §5): created queued by the web tier; claimed by each
@@ -118,8 +155,9 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, agent_version)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid,
+           (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
          returning *
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content, attachments)
@@ -130,7 +168,7 @@ export class RunStore {
        select * from run`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.agentId,
         JSON.stringify(messages),
       ],
     );
@@ -144,30 +182,58 @@ export class RunStore {
       .where({ id: runId, status: 'queued' });
   }
 
-  /** The run with its agent, its question's images and up to `historyLimit` messages before its question, in one statement. */
-  async load(runId: string, historyLimit: number): Promise<LoadedRun | undefined> {
+  /**
+   * The run with its agent, its question's images, its conversation's summary and the messages
+   * between that summary and its question (newest first up to the bound), in one statement.
+   */
+  async load(runId: string, bound: HistoryBound): Promise<LoadedRun | undefined> {
     const { rows } = await this.knex.raw(
       `select r.*,
-         (select to_jsonb(a) from agents a where a.id = r.agent_id) as run_agent,
+         (select to_jsonb(a) || coalesce((select v.config || jsonb_build_object('version', v.version) from agent_versions v where v.agent_id = a.id and v.version = r.agent_version), '{}') from agents a where a.id = r.agent_id) as run_agent,
          q.attachments as run_attachments,
-         (select coalesce(jsonb_agg(jsonb_build_object('role', h.role, 'content', h.content, 'injected', h.injected) order by h.seq), '[]')
-            from (select m.role, m.content, m.injected, m.seq from messages m
-                   where m.conversation_id = r.conversation_id and m.seq < q.seq
-                   order by m.seq desc limit ?) h) as run_history
+         c.summary as run_summary, c.summary_through as run_summary_through,
+         (select coalesce(jsonb_agg(jsonb_build_object('id', h.id, 'role', h.role, 'content', h.content, 'injected', h.injected, 'tokens', h.tokens) order by h.seq), '[]')
+            from (select w.* from (
+                    select m.id, m.role, m.content, m.injected, m.tokens, m.seq, sum(coalesce(m.tokens, octet_length(m.content))) over (order by m.seq desc) as upto
+                    from messages m
+                    where m.conversation_id = r.conversation_id and m.seq < q.seq
+                      and m.seq > coalesce((select s.seq from messages s where s.id = c.summary_through), 0)
+                    order by m.seq desc limit ?) w
+                  where w.upto - coalesce(w.tokens, octet_length(w.content)) < greatest(?, ? * coalesce((select b.context_window from agents b where b.id = r.agent_id), 0))) h) as run_history
        from runs r
+       left join conversations c on c.id = r.conversation_id
        left join lateral (select q.seq, q.attachments from messages q where q.run_id = r.id and q.role = 'user' and not q.injected limit 1) q on true
        where r.id = ?`,
-      [historyLimit, runId],
+      [bound.messages, bound.tokens, bound.windows, runId],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { run_agent: agent, run_history: history, run_attachments: attachments, ...run } = row;
+    const { run_agent: agent, run_history: history, run_attachments: attachments, run_summary: summary, run_summary_through: through, ...run } = row;
     return {
       run: this.models.Run.fromDatabaseJson(run),
       agent: agent ? this.models.Agent.fromDatabaseJson(agent) : undefined,
       history,
+      summary: { text: summary ?? null, through: through ?? null },
       attachments: attachments ?? [],
     };
+  }
+
+  /**
+   * A compaction (DESIGN §20): the conversation's new summary and the run's checkpoint after its
+   * `compaction` event, in one statement fenced by the attempt, so a resumed run finds both or
+   * neither; the token counts learnt on the way are kept too.
+   */
+  async compact(run: Run, compaction: Compaction): Promise<void> {
+    const { rows } = await this.knex.raw(
+      `with fence as (
+         update runs set checkpoint = ?::jsonb where id = ? and attempt = ? and status = 'running' returning conversation_id
+       ), summary as (
+         update conversations c set summary = ?, summary_through = ? from fence where c.id = fence.conversation_id
+       ), ${COUNTED('fence')}
+       select (select count(*) from fence)::int as updated`,
+      [compaction.checkpoint, run.id, run.attempt, compaction.summary, compaction.through, JSON.stringify(compaction.counted)],
+    );
+    if (rows[0].updated === 0) throw new Superseded();
   }
 
   /**
@@ -206,11 +272,11 @@ export class RunStore {
          update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
        ), answer as (
-         insert into messages (id, conversation_id, run_id, role, content, citations)
-         select ?, conversation_id, id, 'assistant', ?, ?::jsonb from final
-       ), ${OUTBOX}
+         insert into messages (id, conversation_id, run_id, role, content, citations, tokens)
+         select ?, conversation_id, id, 'assistant', ?, ?::jsonb, ?::int from final
+       ), ${COUNTED('final')}, ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.answer, end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), ...outboxBindings(payload)],
+      [end.answer, end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
     );
     if (rows[0].updated === 0) throw new Superseded();
     return { messageId, deliveries: rows[0].deliveries };

@@ -4,7 +4,8 @@ import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
 import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
 import { describeImage, type Attachment } from '../../src/files/attachments.js';
-import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type ToolCall, currentTurn } from './types.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
+import { extractiveSummary } from '../../src/shared/context-window.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -87,6 +88,21 @@ export class LocalModel implements ModelProvider {
     const nodes = limitTasks(questions.map((task, i) => ({ id: `q${i + 1}`, task, depends_on: [] as string[] })), this.maxPlanNodes);
     const synthesis = { id: SYNTHESIS_NODE, task: `Combine the answers to: ${query.trim()}`, depends_on: nodes.map((n) => n.id) };
     return { nodes: [...nodes, synthesis], usage: usageOf([{ role: 'user', content: query }], '') };
+  }
+
+  /**
+   * DESIGN §20: deterministic, the summary so far then the first sentence of each message,
+   * shortened; at most max_tokens words (its oldest lines go first). The platform cuts it to real tokens.
+   */
+  async summarize({ previous, messages, settings }: SummaryRequest): Promise<{ text: string; usage: Usage }> {
+    let lines = extractiveSummary(previous, messages).split('\n');
+    const limit = settings.maxTokens ?? Infinity;
+    let size = lines.reduce((sum, line) => sum + words(line), 0);
+    while (lines.length > 1 && size > limit) size -= words(lines.shift()!);
+    lines = lines.filter(Boolean);
+    const text = lines.join('\n');
+    const input: ChatMessage[] = [...(previous ? [{ role: 'system' as const, content: previous }] : []), ...messages];
+    return { text, usage: usageOf(input, text) };
   }
 
   /** The first connector tool call the turn's user messages ask for that was not made yet in this turn. */

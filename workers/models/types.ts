@@ -35,6 +35,12 @@ export interface ModelRequest {
 /** A plan is asked for with the run's question and its images; the provider knows how to phrase that for its model. */
 export type PlanRequest = Omit<ModelRequest, 'messages' | 'tools'> & { query: string; images?: Attachment[] };
 
+/**
+ * A conversation's oldest turns to fold into its summary (DESIGN §20): the summary so far (null at
+ * first) and the messages after it, oldest first; `settings.maxTokens` is the summary's size.
+ */
+export type SummaryRequest = Omit<ModelRequest, 'messages' | 'tools' | 'imageSource'> & { previous: string | null; messages: ChatMessage[] };
+
 /** Where a provider streams what it produces while it produces it. */
 export interface ModelSink {
   token(text: string): Promise<unknown>;
@@ -65,6 +71,8 @@ export interface ModelProvider {
   complete(request: ModelRequest, sink: ModelSink): Promise<ModelResult>;
   /** Splits a query into a DAG of tasks; the last node synthesises the others. */
   plan(request: PlanRequest): Promise<{ nodes: PlanNode[]; usage: Usage }>;
+  /** The summary extended with the request's messages; nothing is streamed to the client. */
+  summarize(request: SummaryRequest): Promise<{ text: string; usage: Usage }>;
 }
 
 export const SYNTHESIS_NODE = 'synthesis';

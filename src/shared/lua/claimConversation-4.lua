@@ -27,7 +27,8 @@
 ]]
 local active = redis.call('GET', KEYS[1])
 local strategy = ARGV[9]
-if active and strategy == 'reject' then return {'busy', '', active} end
+-- A conversation being deleted (holdConversation-2.lua) takes no run, whatever the strategy.
+if active and (strategy == 'reject' or string.sub(active, 1, 9) == 'deleting:') then return {'busy', '', active} end
 if active and redis.call('LLEN', KEYS[4]) >= tonumber(ARGV[10]) then return {'full', '', active} end
 local now = tonumber(redis.call('TIME')[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)

@@ -9,7 +9,8 @@
   Returns the active run's id, or false when there is none (nothing queued).
 ]]
 local runId = redis.call('GET', KEYS[1])
-if not runId then return false end
+-- A conversation being deleted (holdConversation-2.lua) has no run to inject into.
+if not runId or string.sub(runId, 1, 9) == 'deleting:' then return false end
 redis.call('RPUSH', KEYS[2], ARGV[1])
 local ttl = math.max(tonumber(ARGV[2]), redis.call('TTL', KEYS[1]))
 redis.call('EXPIRE', KEYS[2], ttl)

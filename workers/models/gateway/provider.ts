@@ -4,7 +4,9 @@ import type { Logger } from '../../../src/logger.js';
 import type { Metrics } from '../../../src/metrics/registry.js';
 import type { ApiFormat } from '../../../src/shared/model-settings.js';
 import { RunFailure } from '../../run-control.js';
-import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest } from '../types.js';
+import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest, SummaryRequest } from '../types.js';
+import { summaryMessages } from './summary.js';
+import { extractiveSummary } from '../../../src/shared/context-window.js';
 import { GatewayCallError, judge, retryDecision, type Verdict } from '../../../src/shared/gateway-policy.js';
 import { GatewayTransport, toCallError, type FormatClient } from './transport.js';
 import { streamChat } from './chat.js';
@@ -80,6 +82,17 @@ export class GatewayModel implements ModelProvider {
     const { dagMaxNodes } = this.config;
     const result = await this.complete({ ...request, messages: planMessages(request.query, dagMaxNodes, request.images), tools: [] }, silent);
     return { nodes: readPlan(result.text, request.query, dagMaxNodes), usage: result.usage };
+  }
+
+  /**
+   * The conversation's summary, extended by the model (DESIGN §20), silently; a reply with no text
+   * (a reasoning model that spent max_tokens thinking) keeps the deterministic summary instead.
+   */
+  async summarize(request: SummaryRequest): Promise<{ text: string; usage: ModelResult['usage'] }> {
+    const silent: ModelSink = { token: async () => {}, thought: async () => {}, notice: async () => {} };
+    const result = await this.complete({ ...request, messages: summaryMessages(request.previous, request.messages, request.settings.maxTokens), tools: [] }, silent);
+    const text = result.text.trim();
+    return { text: text || extractiveSummary(request.previous, request.messages), usage: result.usage };
   }
 
   private failure(verdict: Verdict): RunFailure {

@@ -19,4 +19,8 @@ export class UnconfiguredGateway implements ModelProvider {
   async plan(request: { model: string }): Promise<never> {
     this.refuse(request.model);
   }
+
+  async summarize(request: { model: string }): Promise<never> {
+    this.refuse(request.model);
+  }
 }
