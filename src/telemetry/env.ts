@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 /**
  * The OpenTelemetry variables the platform honours (DESIGN §18), as entries of src/config.ts's
- * environment schema: config.ts stays the one reader of process.env, and the SDK is handed
+ * environment schema: config.ts stays the one reader of the environment, and the SDK is handed
  * explicit options built from these (src/telemetry/tracing.ts), never left to read them itself.
  */
 
