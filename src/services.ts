@@ -21,7 +21,7 @@ import { KnowledgeService } from './knowledge/service.js';
 import { knowledgeParts as buildKnowledgeParts } from './knowledge/assembly.js';
 import { RunLease, leaseOptions } from './shared/run-lease.js';
 import { RunStore } from './shared/run-store.js';
-import { RunService } from './runs/service.js';
+import { RunService, runLimits } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
 import type { SseStream } from './http/sse.js';
 import { Sealer } from './crypto/sealed.js';
@@ -104,7 +104,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const conversations = new ConversationService(models, files);
   // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
   const conversationEraser = new ConversationEraser(knex, lease, audit);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, { perUser: clients.config.runs.perUserLimit, contextWindows: { defaultModel: clients.config.model.defaultModel, gateway: clients.config.model.defaultContextWindow } }, audit, metrics, budgets);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, runLimits(clients.config), audit, metrics, budgets);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });

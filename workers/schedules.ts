@@ -11,7 +11,7 @@ import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
 import { RUN_QUEUE, SCHEDULE_QUEUE, ScheduleTickSchema, type RunJob, type ScheduleTick } from '../src/shared/jobs.js';
 import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
 import { RunStore } from '../src/shared/run-store.js';
-import { RunService } from '../src/runs/service.js';
+import { RunService, runLimits } from '../src/runs/service.js';
 import { ConversationService } from '../src/conversations/service.js';
 import { FileService } from '../src/files/service.js';
 import { PostgresFileStorage } from '../src/files/storage.js';
@@ -44,8 +44,7 @@ function runService(config: Config, { knex, models, redis, metrics }: ScheduleWo
   const keys = redisKeys(config.redis);
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files)), config.files);
   const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  const limits = { perUser: config.runs.perUserLimit };
-  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models), lease, runQueue, limits, new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
+  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models), lease, runQueue, runLimits(config), new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
 }
 
 /** A tick job's processor: it logs what the tick did and never throws (BullMQ would count a failure, and a retry could start a second run). */

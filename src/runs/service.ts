@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Agent, Models, RunMode, Run } from '../db/models.js';
+import type { Config } from '../config.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
@@ -52,6 +53,12 @@ function budgetRefusal({ ref, resetsAt }: SpentBudget): QuotaExceededError {
   const whose = ref.scope === 'key' ? "This API key's" : 'Your';
   return new QuotaExceededError(`${whose} token budget of ${ref.limit} tokens per ${ref.period} is spent; it resets at ${resetsAt.toISOString()}`, secondsUntil(resetsAt));
 }
+
+/** The limits a RunService starts runs under, from the deployment's config: the web and the schedule ticks share them. */
+export const runLimits = (config: Pick<Config, 'runs' | 'model'>) => ({
+  perUser: config.runs.perUserLimit,
+  contextWindows: { defaultModel: config.model.defaultModel, gateway: config.model.defaultContextWindow },
+});
 
 export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
