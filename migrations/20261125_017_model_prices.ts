@@ -49,7 +49,7 @@ const TOKEN_COUNTS = ['runs', 'succeeded', 'failed', 'cancelled', 'prompt_tokens
  * The rollup's trigger functions and update trigger as migration 009 made them, with (`withCost`)
  * or without the cost columns. The insert trigger itself is unchanged: it calls the function by name.
  */
-async function rollupTriggers(knex: Knex, withCost: boolean): Promise<void> {
+export async function rollupTriggers(knex: Knex, withCost: boolean): Promise<void> {
   const counts = withCost ? [...TOKEN_COUNTS, 'cost', 'priced_runs'] : TOKEN_COUNTS;
   const costSums = withCost ? ', coalesce(sum(cost), 0), count(cost)' : '';
   await knex.raw(`

@@ -20,6 +20,7 @@ import * as interruptedRuns from './20261125_020_interrupted_runs.js';
 import * as agentVersions from './20261125_021_agent_versions.js';
 import * as conversationLife from './20261125_022_conversation_life.js';
 import * as contextWindows from './20261125_023_context_windows.js';
+import * as usageSlots from './20261125_024_usage_slots.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -48,6 +49,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_021_agent_versions': agentVersions,
   '20261125_022_conversation_life': conversationLife,
   '20261125_023_context_windows': contextWindows,
+  '20261125_024_usage_slots': usageSlots,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

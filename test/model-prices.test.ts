@@ -327,14 +327,15 @@ describe('cost', () => {
     // A run that ends later with a cost moves the rollup's sum (the update trigger), and a null stays out of it.
     await knex()('runs').where({ user_id: alice.user.id, status: 'running' }).update({ status: 'succeeded', cost: 0.5 });
     expect((await report(`from=2026-04-03&to=2026-04-04&user_id=${alice.user.id}`))[0]?.cost).toBeCloseTo(2, 12);
-    const day = await knex()('usage_daily').where({ user_id: alice.user.id, day: '2026-04-03' }).first();
+    // The rollup is striped over slots (migration 024): a (day, user) is the sum of its rows.
+    const day = await knex()('usage_daily').where({ user_id: alice.user.id, day: '2026-04-03' }).sum({ cost: 'cost', priced_runs: 'priced_runs', runs: 'runs' }).first();
     expect({ cost: Number(day.cost), priced_runs: Number(day.priced_runs), runs: Number(day.runs) }).toEqual({ cost: 2, priced_runs: 2, runs: 2 });
     // The rollup agrees with the runs it sums, day by day.
     const fromRuns = await knex().raw(
       `select (created_at at time zone 'UTC')::date::text as day, coalesce(sum(cost), 0)::float8 as cost, count(cost)::int as priced from runs where user_id = ? group by 1 order by 1`,
       [alice.user.id],
     );
-    const rollup = await knex().raw(`select day::text, cost::float8 as cost, priced_runs::int as priced from usage_daily where user_id = ? order by day`, [alice.user.id]);
+    const rollup = await knex().raw(`select day::text, sum(cost)::float8 as cost, sum(priced_runs)::int as priced from usage_daily where user_id = ? group by day order by day`, [alice.user.id]);
     expect(rollup.rows).toEqual(fromRuns.rows);
   });
 });
