@@ -120,6 +120,7 @@ const EnvSchema = v.object({
   DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   WEB_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   WORKER_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
+  DATABASE_PREPARED_STATEMENTS: v.optional(v.picklist(['true', 'false']), 'true'),
   DAG_MAX_NODES: v.optional(intFrom(2, 256), '16'),
   CORS_ORIGINS: v.optional(v.pipe(v.string(), v.transform(originList), v.check(everyOrigin, 'must be comma-separated origins like https://app.example.com'))),
   METRICS_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
@@ -199,6 +200,8 @@ export interface Config {
   };
   /** Postgres connections per process, by the role of the process that reads them. */
   databasePoolMax: { web: number; worker: number };
+  /** The run path's statements prepared once per connection (off behind PgBouncer < 1.21 in transaction mode). */
+  databasePreparedStatements: boolean;
   /** Proxies in front of the web whose X-Forwarded-For entries are trusted (Heroku: 1); 0 = the socket address. */
   trustProxyHops: number;
   workerConcurrency: number;
@@ -344,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
       web: e.WEB_DATABASE_POOL_MAX ?? e.DATABASE_POOL_MAX ?? DEFAULT_WEB_POOL_MAX,
       worker: e.WORKER_DATABASE_POOL_MAX ?? e.DATABASE_POOL_MAX ?? defaultWorkerPoolMax(e.WORKER_CONCURRENCY),
     },
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'true',
     // Heroku's router appends the address it saw; a production deploy elsewhere sets its own count.
     trustProxyHops: e.TRUST_PROXY_HOPS ?? (production ? 1 : 0),
     workerConcurrency: e.WORKER_CONCURRENCY,

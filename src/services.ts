@@ -104,7 +104,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const conversations = new ConversationService(models, files);
   // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
   const conversationEraser = new ConversationEraser(knex, lease, audit);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models), lease, queue, runLimits(clients.config), audit, metrics, budgets);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models, { preparedStatements: clients.config.databasePreparedStatements }), lease, queue, runLimits(clients.config), audit, metrics, budgets);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });

@@ -25,7 +25,7 @@ import { BudgetSpent, RunBudget } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
-import { QUEUED_RECHECK_MS } from '../src/shared/jobs.js';
+import { QUEUED_RECHECK_MS, type StoredRun } from '../src/shared/jobs.js';
 
 /** What the run's history a job reads is bounded by (DESIGN §20): HistoryBound. */
 const historyBound = (defaultContextWindow: number): HistoryBound => ({
@@ -68,6 +68,8 @@ export interface Assignment {
   traceparent?: string;
   /** The run was queued behind its conversation's active run (DESIGN §19): it starts once admitted. */
   queued?: true;
+  /** The run's row as the web wrote it, asynchronously committed: written again if Postgres lost it. */
+  stored?: StoredRun;
 }
 
 export interface ExecutorDeps extends ToolServices {
@@ -136,10 +138,8 @@ export class RunExecutor {
     // Back from waiting for approval: the run counts toward its user's cap again.
     if (run.status === 'waiting') await lease.rejoin(refOf(run));
     Object.assign(run, { attempt, crashes });
-    // The claim's write runs alongside the loop's start; every later write of this attempt waits for it.
-    const claimed = store.claimAttempt(run.id, attempt, crashes).then((ok) => {
-      if (!ok) throw new Superseded();
-    });
+    // The claim was written by the statement that loaded the run; every later write of this attempt needs it to have held.
+    const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
     claimed.catch(() => {});
     const started = Date.now();
     const agent = agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling);
@@ -185,15 +185,23 @@ export class RunExecutor {
   }
 
   /**
-   * Takes the run in Redis (fencing out older attempts) while reading it from Postgres: one round
-   * trip each, side by side. A job from an earlier release names only the run, so it is read first.
+   * Takes the run in Redis (fencing out older attempts) while reading and claiming it in Postgres
+   * (one statement marks it running under this attempt): one round trip each, side by side. A job
+   * from an earlier release names only the run, so it is read first.
    */
-  private async takeAndLoad({ runId, conversationId, userId, attempt }: Assignment): Promise<[BreakpointState, LoadedRun | undefined]> {
+  private async takeAndLoad({ runId, conversationId, userId, attempt, crashes, stored }: Assignment): Promise<[BreakpointState, (LoadedRun & { claimed?: boolean }) | undefined]> {
     const { lease, store } = this.deps;
+    const claim = { attempt, crashes };
     if (conversationId && userId) {
-      return Promise.all([lease.take({ id: runId, conversationId, userId }, attempt), store.load(runId, this.historyBound)]);
+      const ref = { id: runId, conversationId, userId };
+      const [taken, loaded] = await Promise.all([lease.take(ref, attempt), store.load(runId, this.historyBound, claim)]);
+      if (loaded || !stored) return [taken, loaded];
+      // The row's asynchronous commit was lost with a Postgres crash (the job exists only once it was made): write it again.
+      this.deps.logger.warn({ run_id: runId }, 'a run job names a run Postgres lost; writing its row again from the job');
+      await store.recreate({ ...stored, runId, conversationId, userId, attachments: [] });
+      return [taken, await store.load(runId, this.historyBound, claim)];
     }
-    const loaded = await store.load(runId, this.historyBound);
+    const loaded = await store.load(runId, this.historyBound, claim);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
     return [await lease.take(refOf(loaded.run), attempt), loaded];
   }

@@ -44,7 +44,7 @@ function runService(config: Config, { knex, models, redis, metrics }: ScheduleWo
   const keys = redisKeys(config.redis);
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files)), config.files);
   const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models), lease, runQueue, runLimits(config), new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
+  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }), lease, runQueue, runLimits(config), new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
 }
 
 /** A tick job's processor: it logs what the tick did and never throws (BullMQ would count a failure, and a retry could start a second run). */

@@ -11,10 +11,10 @@ import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, Claim, RunLease, RunRef } from '../shared/run-lease.js';
-import type { PriorMessage, RunStore } from '../shared/run-store.js';
+import type { NewRun, PriorMessage, RunStore } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
-import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import { QUEUED_RECHECK_MS, runJobOptions, STORED_TEXT_MAX, wakeRunJob, type RunJob, type StoredRun } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -102,8 +102,11 @@ export class RunService {
     refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
     const queued = claim.outcome === 'queued';
     try {
-      const run = await this.store.create({ runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId });
-      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}) };
+      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID() };
+      // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
+      const stored = storedRunOf(newRun);
+      const run = await this.store.create(newRun, { asynchronousCommit: stored !== undefined });
+      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
       // A queued run's job waits (delayed) until the run before it ends and wakes it; the delay is only a fallback.
       await this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
       this.metrics.runsStarted.inc({ mode: request.mode });
@@ -236,6 +239,14 @@ export class RunService {
     }
     return run;
   }
+}
+
+/** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images or sampling, long texts. */
+function storedRunOf(run: NewRun): StoredRun | undefined {
+  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling;
+  const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
+  if (!plain || !short || !run.questionId) return undefined;
+  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };
 }
 
 /** A claim the conversation or the user's limits refused (DESIGN §5, §19). */

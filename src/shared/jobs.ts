@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import type { Queue } from 'bullmq';
 import { BudgetRefSchema } from '../budgets/ledger.js';
 import { TRACEPARENT } from '../telemetry/propagation.js';
+import { DOC_MODES } from './doc-modes.js';
+import { RUN_MODES } from './run-statuses.js';
 
 /** BullMQ queue names and job payloads, shared by web (producer) and workers (consumer). */
 export const RUN_QUEUE = 'agent-runs';
@@ -9,6 +11,27 @@ export const RUN_QUEUE = 'agent-runs';
 const uuid = v.pipe(v.string(), v.uuid());
 /** The shape of X-Request-Id the web keeps (src/http/middleware.ts); anything else it replaced with a UUID. */
 export const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** The longest question or metadata a job carries (StoredRun). */
+export const STORED_TEXT_MAX = 64_000;
+
+/**
+ * A run's row as the web wrote it, carried by the job when that write was committed asynchronously
+ * (issue 26): a worker that finds no row (a Postgres crash lost it) writes it again from this. Only
+ * for runs without a client's history, images or sampling, so it stays small.
+ */
+export const StoredRunSchema = v.object({
+  agentId: v.nullable(uuid),
+  mode: v.picklist(RUN_MODES),
+  query: v.pipe(v.string(), v.maxLength(STORED_TEXT_MAX)),
+  userMetadata: v.nullable(v.pipe(v.string(), v.maxLength(STORED_TEXT_MAX))),
+  docMode: v.nullable(v.picklist(DOC_MODES)),
+  traceId: v.nullable(v.pipe(v.string(), v.maxLength(64))),
+  scheduleId: v.nullable(uuid),
+  questionId: uuid,
+});
+export type StoredRun = v.InferOutput<typeof StoredRunSchema>;
+
+
 /**
  * A run to execute. The conversation and user ids let the worker take the run in Redis while it
  * reads the row; jobs queued by an earlier release carry only the run id (the worker reads them first).
@@ -28,6 +51,7 @@ export const RunJobSchema = v.object({
   traceparent: v.fallback(v.optional(v.pipe(v.string(), v.regex(TRACEPARENT))), undefined),
   /** The run was queued behind the conversation's active run (DESIGN §19): it starts once admitted. */
   queued: v.optional(v.literal(true)),
+  stored: v.optional(StoredRunSchema),
 });
 export type RunJob = v.InferOutput<typeof RunJobSchema>;
 

@@ -27,6 +27,8 @@ export interface NewRun {
   traceId?: string | null;
   /** The schedule that starts the run (DESIGN §19). */
   scheduleId?: string | null;
+  /** The question message's id; new if absent. A run written again from its job (`recreate`) passes the one it was first written with. */
+  questionId?: string;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -131,6 +133,41 @@ const COUNTED = (source: string) => `counted as (
        )`;
 
 /**
+ * The columns of a `runs` row a Run holds, named rather than `*`: a prepared statement's result
+ * type is fixed when it is planned, so a column added by a later migration must not change it
+ * under a running process ("cached plan must not change result type").
+ */
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back'];
+/**
+ * A statement's first CTE that lets its commit return before the commit is on disk (SET LOCAL
+ * synchronous_commit = off for its own implicit transaction). A later synchronous commit of any
+ * session flushes the log past it. Referenced by the statement, or Postgres would not evaluate it.
+ */
+const ASYNCHRONOUS_COMMIT = `asynchronous_commit as (select set_config('synchronous_commit', 'off', true))`;
+const runColumns = (alias?: string) => RUN_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
+
+/** How a worker attempt claims the run as it loads it: its fencing token and BullMQ's count of its worker's deaths. */
+export interface AttemptClaim {
+  attempt: number;
+  crashes: number;
+}
+
+export interface RunStoreOptions {
+  /**
+   * DATABASE_PREPARED_STATEMENTS: the run path's statements are prepared once per connection and
+   * reused (Postgres skips parsing and planning them for every run). Off behind a pooler that
+   * cannot carry named statements across transactions (PgBouncer before 1.21 in transaction mode).
+   */
+  preparedStatements: boolean;
+}
+
+/** What a fenced write that ends or parks a run answers: whether it found the row, and the webhook deliveries it wrote. */
+interface FencedRow {
+  updated: number;
+  deliveries: string[];
+}
+
+/**
  * The one writer of the `runs` row (DESIGN §5): created queued by the web tier; claimed by each
  * worker attempt, whose number fences every later write (a superseded attempt writes nothing);
  * checkpointed, handed back, or finished. One statement per step.
@@ -139,18 +176,44 @@ export class RunStore {
   constructor(
     private readonly knex: Knex,
     private readonly models: Models,
+    private readonly options: RunStoreOptions = { preparedStatements: true },
   ) {}
+
+  /** One of the run path's statements, by a name of its own: prepared once per connection when DATABASE_PREPARED_STATEMENTS is on. */
+  private statement(name: string, sql: string, bindings: readonly Knex.Value[]) {
+    const query = this.knex.raw(sql, bindings);
+    return this.options.preparedStatements ? query.options({ name: `run_store_${name}` }) : query;
+  }
 
   /**
    * Conversation (created or touched), run and messages in one statement: atomic without a
    * transaction. The history a client brought and the question are one insert, in order (the
    * sub-statements of a WITH run in no set order, so two inserts could number them either way).
+   * `asynchronousCommit`: the statement does not wait for its commit to reach the disk (issue 26);
+   * only for a run whose job carries everything written here, so a Postgres crash that loses the
+   * row loses nothing Redis does not hold: the worker writes it again (`recreate`).
    */
-  async create(request: NewRun): Promise<Run> {
-    const question = { id: randomUUID(), role: 'user', content: request.query, question: true, ...(request.attachments.length > 0 ? { attachments: request.attachments } : {}) };
+  async create(request: NewRun, { asynchronousCommit = false } = {}): Promise<Run> {
+    const rows = await this.insertRun(request, asynchronousCommit);
+    if (!rows[0]) throw new Error(`run ${request.runId} exists already`);
+    return this.models.Run.fromDatabaseJson(rows[0]);
+  }
+
+  /**
+   * A worker's copy of `create` for a run whose job carries its row, when the row is missing (a
+   * Postgres crash lost its asynchronous commit): the same rows with the same ids; nothing that
+   * exists is touched.
+   */
+  async recreate(request: NewRun): Promise<void> {
+    await this.insertRun(request, false);
+  }
+
+  private async insertRun(request: NewRun, asynchronousCommit: boolean): Promise<Record<string, unknown>[]> {
+    const question = { id: request.questionId ?? randomUUID(), role: 'user', content: request.query, question: true, ...(request.attachments.length > 0 ? { attachments: request.attachments } : {}) };
     const messages = [...(request.history ?? []).map(({ role, content }) => ({ id: randomUUID(), role, content })), question];
-    const { rows } = await this.knex.raw(
-      `with conversation as (
+    const { rows } = await this.statement(
+      asynchronousCommit ? 'create_async' : 'create',
+      `with ${asynchronousCommit ? `${ASYNCHRONOUS_COMMIT}, ` : ''}conversation as (
          insert into conversations (id, user_id, agent_id, title) values (?, ?, ?, ?)
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
@@ -158,21 +221,23 @@ export class RunStore {
          insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, agent_version)
          select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid,
            (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
-         returning *
+         on conflict (id) do nothing
+         returning ${runColumns()}
        ), message as (
          insert into messages (id, conversation_id, run_id, role, content, attachments)
          select (m->>'id')::uuid, run.conversation_id, case when (m->>'question')::boolean then run.id end, m->>'role', m->>'content', m->'attachments'
          from run, jsonb_array_elements(?::jsonb) with ordinality as given(m, n)
          order by n
+         on conflict (id) do nothing
        )
-       select * from run`,
+       select ${runColumns('run')} from run${asynchronousCommit ? ', asynchronous_commit' : ''}`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
         request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.agentId,
         JSON.stringify(messages),
       ],
     );
-    return this.models.Run.fromDatabaseJson(rows[0]);
+    return rows;
   }
 
   /** A run that was stored but could not be queued. */
@@ -185,10 +250,20 @@ export class RunStore {
   /**
    * The run with its agent, its question's images, its conversation's summary and the messages
    * between that summary and its question (newest first up to the bound), in one statement.
+   * With `claim`, the same statement marks the run running under that attempt (claimAttempt's
+   * write) and `claimed` says whether it could; the row read is as it was before the claim.
    */
-  async load(runId: string, bound: HistoryBound): Promise<LoadedRun | undefined> {
-    const { rows } = await this.knex.raw(
-      `select r.*,
+  async load(runId: string, bound: HistoryBound, claim?: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
+    const claiming = claim
+      ? `with ${ASYNCHRONOUS_COMMIT}, claimed as (
+           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false
+           where id = ? and status in ('queued', 'running', 'waiting') and attempt < ? returning id
+         )
+         `
+      : '';
+    const { rows } = await this.statement(
+      claim ? 'load_and_claim' : 'load',
+      `${claiming}select ${runColumns('r')},${claim ? ' exists (select 1 from claimed, asynchronous_commit) as run_claimed,' : ''}
          (select to_jsonb(a) || coalesce((select v.config || jsonb_build_object('version', v.version) from agent_versions v where v.agent_id = a.id and v.version = r.agent_version), '{}') from agents a where a.id = r.agent_id) as run_agent,
          q.attachments as run_attachments,
          c.summary as run_summary, c.summary_through as run_summary_through,
@@ -204,12 +279,13 @@ export class RunStore {
        left join conversations c on c.id = r.conversation_id
        left join lateral (select q.seq, q.attachments from messages q where q.run_id = r.id and q.role = 'user' and not q.injected limit 1) q on true
        where r.id = ?`,
-      [bound.messages, bound.tokens, bound.windows, runId],
+      [...(claim ? [claim.attempt, claim.crashes, runId, claim.attempt] : []), bound.messages, bound.tokens, bound.windows, runId],
     );
     const row = rows[0];
     if (!row) return undefined;
-    const { run_agent: agent, run_history: history, run_attachments: attachments, run_summary: summary, run_summary_through: through, ...run } = row;
+    const { run_agent: agent, run_history: history, run_attachments: attachments, run_summary: summary, run_summary_through: through, run_claimed: claimed, ...run } = row;
     return {
+      ...(claim ? { claimed: claimed === true } : {}),
       run: this.models.Run.fromDatabaseJson(run),
       agent: agent ? this.models.Agent.fromDatabaseJson(agent) : undefined,
       history,
@@ -224,7 +300,7 @@ export class RunStore {
    * neither; the token counts learnt on the way are kept too.
    */
   async compact(run: Run, compaction: Compaction): Promise<void> {
-    const { rows } = await this.knex.raw(
+    await this.asAttempt(run.id, run.attempt, () => this.knex.raw(
       `with fence as (
          update runs set checkpoint = ?::jsonb where id = ? and attempt = ? and status = 'running' returning conversation_id
        ), summary as (
@@ -232,8 +308,7 @@ export class RunStore {
        ), ${COUNTED('fence')}
        select (select count(*) from fence)::int as updated`,
       [compaction.checkpoint, run.id, run.attempt, compaction.summary, compaction.through, JSON.stringify(compaction.counted)],
-    );
-    if (rows[0].updated === 0) throw new Superseded();
+    ));
   }
 
   /**
@@ -267,7 +342,8 @@ export class RunStore {
   async succeed(run: Run, end: SucceededEnd): Promise<{ messageId: string; deliveries: string[] }> {
     const messageId = randomUUID();
     const payload = runEventPayload('run.succeeded', run, { status: 'succeeded', answer: end.answer, finishReason: end.finishReason, error: null, usage: end.usage, durationMs: end.durationMs });
-    const { rows } = await this.knex.raw(
+    const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.statement(
+      'succeed',
       `with final as (
          update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
@@ -277,9 +353,8 @@ export class RunStore {
        ), ${COUNTED('final')}, ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
       [end.answer, end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
-    );
-    if (rows[0].updated === 0) throw new Superseded();
-    return { messageId, deliveries: rows[0].deliveries };
+    ));
+    return { messageId, deliveries: row.deliveries };
   }
 
   /**
@@ -290,7 +365,8 @@ export class RunStore {
     const answer = end.answer || null;
     const said = end.status === 'interrupted' ? answer : null;
     const payload = runEventPayload(`run.${end.status}`, run, { status: end.status, answer, finishReason: null, error: end.error, usage: end.usage, durationMs: end.durationMs });
-    const { rows } = await this.knex.raw(
+    const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.statement(
+      'fail',
       `with final as (
          update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, answer = ?, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
@@ -302,9 +378,8 @@ export class RunStore {
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
       [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, said, said, end.rollback === true, ...outboxBindings(payload)],
-    );
-    if (rows[0].updated === 0) throw new Superseded();
-    return { deliveries: rows[0].deliveries };
+    ));
+    return { deliveries: row.deliveries };
   }
 
   /**
@@ -313,16 +388,15 @@ export class RunStore {
    */
   async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string }): Promise<{ deliveries: string[] }> {
     const payload = runEventPayload('run.waiting', run, { status: 'waiting', answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
-    const { rows } = await this.knex.raw(
+    const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.knex.raw(
       `with final as (
          update runs set status = 'waiting', usage = ?::jsonb, checkpoint = ?::jsonb
          where id = ? and attempt = ? and status = 'running' returning id, user_id
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
       [JSON.stringify(progress.usage), progress.checkpoint, run.id, run.attempt, ...outboxBindings(payload)],
-    );
-    if (rows[0].updated === 0) throw new Superseded();
-    return { deliveries: rows[0].deliveries };
+    ));
+    return { deliveries: row.deliveries };
   }
 
   /**
@@ -353,7 +427,32 @@ export class RunStore {
 
   /** The attempt fence: a write only the attempt that owns the run may make. */
   private async fenced(runId: string, attempt: number, patch: Record<string, unknown>): Promise<void> {
-    const updated = await this.knex('runs').update(patch).where({ id: runId, attempt });
-    if (updated === 0) throw new Superseded();
+    await this.asAttempt(runId, attempt, async () => ({ rows: [{ updated: await this.knex('runs').update(patch).where({ id: runId, attempt }) }] }));
+  }
+
+  /**
+   * A write fenced by the attempt (`write` answers `updated`: 0 when the row is not this
+   * attempt's). The claim was committed asynchronously (`load`), so a Postgres crash may have
+   * lost it while the attempt went on: then no newer attempt has the run, and the attempt claims
+   * it again (synchronously) and writes once more. Otherwise a newer attempt owns the run: Superseded.
+   */
+  private async asAttempt<Row extends { updated: number }>(runId: string, attempt: number, write: () => PromiseLike<{ rows: Row[] }>): Promise<Row> {
+    const first = (await write()).rows[0]!;
+    if (first.updated > 0) return first;
+    if (await this.reclaim(runId, attempt)) {
+      const again = (await write()).rows[0]!;
+      if (again.updated > 0) return again;
+    }
+    throw new Superseded();
+  }
+
+  /** claimAttempt's write once more, for an attempt whose claim was lost; its crash count stays as it is. */
+  private async reclaim(runId: string, attempt: number): Promise<boolean> {
+    const updated = await this.knex('runs')
+      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, handed_back: false })
+      .where({ id: runId })
+      .whereIn('status', ['queued', 'running', 'waiting'])
+      .where('attempt', '<', attempt);
+    return updated > 0;
   }
 }
