@@ -1,19 +1,91 @@
-import { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { StoredEvent } from '../shared/events.js';
 
 const HEARTBEAT_MS = 15_000;
+/** The heartbeat's resolution: a stream's pings fall 15 s apart, its first 14–15 s after it opened. */
+const HEARTBEAT_SLOTS = 15;
 
-/** A server-sent-events response (DESIGN §5 framing). Starts at once; `: ping` every 15 s. */
+/** The stream a response carries (its 'close' listener and Koa's `respond` find it there: no closure per stream). */
+const STREAM = Symbol('sse stream');
+type StreamResponse = ServerResponse & { [STREAM]?: SseStream };
+
+/**
+ * One timer for every open stream of the process (not one interval each): a wheel of 15 slots,
+ * one turned per second; a stream joins the slot of the second it opened in and is pinged each
+ * time the wheel comes back to it, every 15 s. The timer runs only while a stream is open.
+ */
+class Heartbeat {
+  private readonly slots = Array.from({ length: HEARTBEAT_SLOTS }, () => new Set<SseStream>());
+  private slot = 0;
+  private size = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  add(stream: SseStream): number {
+    this.slots[this.slot]!.add(stream);
+    if (this.size++ === 0) {
+      this.timer = setInterval(() => this.turn(), HEARTBEAT_MS / HEARTBEAT_SLOTS);
+      // The streams' sockets keep the process alive, not their heartbeat.
+      this.timer.unref();
+    }
+    return this.slot;
+  }
+
+  remove(stream: SseStream, slot: number): void {
+    if (!this.slots[slot]!.delete(stream)) return;
+    if (--this.size === 0) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private turn(): void {
+    this.slot = (this.slot + 1) % HEARTBEAT_SLOTS;
+    for (const stream of this.slots[this.slot]!) stream.ping();
+  }
+}
+
+const heartbeat = new Heartbeat();
+
+function onResponseClose(this: StreamResponse): void {
+  this[STREAM]?.close();
+}
+
+/**
+ * Koa's `respond` reads `ctx.respond` once every middleware has returned: the moment it would have
+ * started a stream body. The stream's headers and what it holds so far leave then, written straight
+ * to the response (Koa stays out: no body stream, no pipeline). A request whose stream gave way to
+ * an error answer (a body was set), or a HEAD request, is answered by Koa as usual.
+ */
+function respondOrStream(this: Context): boolean | undefined {
+  const stream = (this.res as StreamResponse)[STREAM];
+  if (!stream || this.body !== undefined || this.method === 'HEAD') return undefined;
+  stream.start(this);
+  return false;
+}
+
+function setRespond(this: Context, value: boolean): void {
+  Object.defineProperty(this, 'respond', { value, writable: true, configurable: true, enumerable: true });
+}
+
+/**
+ * A server-sent-events response (DESIGN §5 framing). Its headers leave with a `: open` comment as
+ * soon as the handler has returned (a waiting run may have no event for minutes); `: ping` every 15 s.
+ * Written to the Node response directly: what the client has not read yet waits in the socket's
+ * write buffer, as it waited in a body stream before.
+ */
 export class SseStream {
-  private readonly body = new PassThrough();
-  private readonly heartbeat: NodeJS.Timeout;
+  private readonly res: StreamResponse;
+  private readonly slot: number;
   private closed = false;
-  private readonly closeHandlers: (() => void)[] = [];
+  /** Until Koa would respond, what the stream holds: the `: open` comment, then any events. */
+  private pending: string | undefined = ': open\n\n';
+  private closeHandlers: (() => void) | (() => void)[] | undefined;
 
   /** `open` holds every stream of this process, so shutdown can end them cleanly. */
   constructor(ctx: Context, headers: Record<string, string>, private readonly open: Set<SseStream>) {
     open.add(this);
+    const res: StreamResponse = (this.res = ctx.res);
     ctx.req.socket.setNoDelay(true);
     ctx.req.socket.setTimeout(0);
     ctx.status = 200;
@@ -24,16 +96,17 @@ export class SseStream {
       Connection: 'keep-alive',
       ...headers,
     });
-    ctx.body = this.body;
-    // A comment at once, so the headers leave as soon as Koa starts the body, not at the first event (a waiting run may have none for minutes).
-    this.write(': open\n\n');
-    this.heartbeat = setInterval(() => this.write(': ping\n\n'), HEARTBEAT_MS);
-    ctx.res.once('close', () => this.close());
+    res[STREAM] = this;
+    Object.defineProperty(ctx, 'respond', { get: respondOrStream, set: setRespond, configurable: true, enumerable: true });
+    this.slot = heartbeat.add(this);
+    res.on('close', onResponseClose);
   }
 
   /** Writes the events in one chunk. */
   send(events: StoredEvent[]): void {
-    this.write(events.map((event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`).join(''));
+    let text = '';
+    for (const event of events) text += `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+    this.write(text);
   }
 
   /** One event in another protocol's framing (the OpenAI-compatible streams): `event:` only when named, no id. */
@@ -43,6 +116,8 @@ export class SseStream {
 
   onClose(handler: () => void): void {
     if (this.closed) handler();
+    else if (this.closeHandlers === undefined) this.closeHandlers = handler;
+    else if (typeof this.closeHandlers === 'function') this.closeHandlers = [this.closeHandlers, handler];
     else this.closeHandlers.push(handler);
   }
 
@@ -50,12 +125,39 @@ export class SseStream {
     if (this.closed) return;
     this.closed = true;
     this.open.delete(this);
-    clearInterval(this.heartbeat);
-    this.body.end();
-    for (const handler of this.closeHandlers) handler();
+    heartbeat.remove(this, this.slot);
+    const { res } = this;
+    // Not started yet: Koa's respond sends what the stream holds, then ends it.
+    if (this.pending === undefined && !res.writableEnded && !res.destroyed) res.end();
+    const handlers = this.closeHandlers;
+    this.closeHandlers = undefined;
+    if (typeof handlers === 'function') handlers();
+    else if (handlers) for (const handler of handlers) handler();
+  }
+
+  /** @internal The heartbeat's turn. */
+  ping(): void {
+    this.write(': ping\n\n');
+  }
+
+  /** @internal Koa's respond, every middleware done: headers, what the stream holds so far, and from now on each write as it comes. */
+  start(ctx: Context): void {
+    const text = this.pending;
+    if (text === undefined) return;
+    this.pending = undefined;
+    // Nothing of the request is read any more (every middleware is done): its parsed body (an OpenAI
+    // client's inline images) and credential need not live as long as the stream.
+    ctx.state.body = undefined;
+    ctx.state.principal = undefined;
+    const { res } = this;
+    if (res.destroyed) return;
+    res.write(text);
+    if (this.closed) res.end();
   }
 
   private write(text: string) {
-    if (!this.closed) this.body.write(text);
+    if (this.closed) return;
+    if (this.pending !== undefined) this.pending += text;
+    else if (!this.res.destroyed) this.res.write(text);
   }
 }
