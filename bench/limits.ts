@@ -1,9 +1,7 @@
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { cpuSeconds } from './cpu.js';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
-import { benchEnvironment, completedPerSecond, percentile, round, spawnProcess, stop, timedRun } from './support.js';
+import { benchEnvironment, completedPerSecond, otlpSink, percentile, round, spawnProcess, stop, timedRun } from './support.js';
 
 /**
  * Limits and budgets (DESIGN §18), what they cost a request.
@@ -135,21 +133,6 @@ async function runRates(variants: Record<string, TimedRun>): Promise<Record<stri
 function printRates(title: string, rates: Awaited<ReturnType<typeof runRates>>): void {
   console.log(`\n${title}: completed runs/s at ${RUN_CLIENTS} clients, ${RUN_ROUNDS} alternating rounds of ${RUN_ROUND_S} s\n`);
   console.table(Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, { 'runs/s': round(r.perSecond, 1), rounds: r.rounds.map((v) => round(v, 1)).join(' / '), errors: r.errors }])));
-}
-
-/** A local OTLP/HTTP receiver that takes every export and keeps only a count of the requests. */
-async function otlpSink(): Promise<{ url: string; exports: () => number; server: Server }> {
-  let exports = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      exports++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, exports: () => exports, server };
 }
 
 /** Part 1: rate-limited keys against unlimited ones on one web process. */

@@ -2,6 +2,7 @@
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   auth: () => import('./auth.js'),
   runs: () => import('./runs.js'),
+  'runs-gateway': () => import('./runs-gateway.js'),
   recovery: () => import('./recovery.js'),
   retrieval: () => import('./retrieval.js'),
   connectors: () => import('./connectors.js'),

@@ -1,30 +1,80 @@
-import type { ChildProcess } from 'node:child_process';
-import { meterCpu, type CpuReading } from './cpu.js';
-import { BENCH_ORIGIN, benchEnvironment, completedPerSecond, FEATURE_ENVS, FEATURES, featureLabel, percentile, readEvents, round, spawnProcess, stop, type Features } from './support.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { meterCpu, type CpuReading, type CpuSources } from './cpu.js';
+import { PgCounter } from './pg-counter.js';
+import { startRedis } from './capacity.js';
+import { freePort } from '../test/support/redis-server.js';
+import { BENCH_ORIGIN, benchEnvironment, completedPerSecond, FEATURE_ENVS, otlpSink, percentile, readEvents, round, spawnProcess, stop } from './support.js';
 
 /**
- * The gateway path: a local streaming gateway (20 tokens written at once, its own process) read
- * directly is the baseline; the platform runs the same model through the gateway provider.
- * (1) first-token p50/p99 over sequential runs, both, and their difference; (2) completed runs/s at
- * 20 concurrent clients for 15 s, both, and their ratio; (3) own CPU seconds per 1,000 runs of
- * web, worker, their Postgres backends and Redis; (4) the same after seeding 1M messages over 100k
- * runs of another user. Targets: overhead ≤ 4 ms p50; ≥ 0.20 of the direct rate; seeded ≥ 0.90 of empty.
- * The platform side runs twice, side by side: metrics and CORS off and on (DESIGN §12); target on ≥ 0.95 of off.
+ * The gateway path (`npm run bench -- runs-gateway`, or `-- runs gateway`). A local streaming gateway
+ * (20 tokens written at once, its own process) read directly is the baseline; the platform runs the
+ * same model through the gateway provider (`POST /api/react`). Everything runs on a redis-server of
+ * the bench's own (so Redis CPU and commands are only the bench's), one Postgres database of its own.
+ *
+ * Two platform configurations, each a web + worker of its own, side by side in the same run:
+ *  - plain: metrics, CORS, rate limits, budgets and tracing all off;
+ *  - all on: metrics + CORS (DESIGN §12), a key with a 100,000 rpm rate limit (never refused) and a
+ *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver.
+ *    The former metrics+CORS off/on comparison is folded into this one (metrics+CORS are part of "all on").
+ *
+ * (1) Quiet, then again under two CPU hogs (two child processes spinning a busy loop for the phase):
+ *     first-token p50/p99 over sequential runs (interleaved between variants), direct and plain
+ *     platform, and their difference (target ≤ 4 ms p50); own CPU ms per run of web, worker, their
+ *     Postgres backends and Redis and the total (target ≤ 5 ms); completed runs/s at 20 clients in
+ *     alternating rounds, and platform / direct.
+ * (2) Quiet only: all on beside plain, with runs/s on / off and the first-token p50 difference.
+ * (3) Per run, sequential runs after warm-up, each configuration on a web + worker of its own started
+ *     for this: Postgres statements and transactions (a counting proxy, `PgCounter`, per role), Redis
+ *     commands from MONITOR filtered to the configuration's key prefix: every command, those run
+ *     inside Lua scripts included ("commands"), and the top-level ones only ("calls", i.e. round trips
+ *     bar pipelining), by command name; background commands (queue polling, lease renewals) are
+ *     measured idle over a few seconds and printed apart (they are in the per-run figures too).
+ * (4) Memory per open stream: a web process without a worker (so every POSTed run stays queued and its
+ *     SSE stream stays open, no CPU spent): RSS (/proc VmRSS) and V8 heap used (its /metrics) at 0,
+ *     1,000 and 5,000 open streams; KiB per stream (target ≤ 10). The streams are closed after, and
+ *     the web's open file descriptors are checked to come back down.
+ *     That web runs with metrics + CORS on (for /metrics), on queues of its own.
+ * (5) Skipped by default. Only with BENCH_SKIP_SEEDED=0: phase (1)'s quiet figures again after seeding
+ *     1M messages over 100k runs of another user (takes minutes); target seeded ≥ 0.90 of empty runs/s.
+ *
+ * Every ratio and difference compares figures of the same run. A run not ended after 30 s counts as
+ * failed (printed) instead of hanging the bench; progress lines go to stderr; ports are free ones, not
+ * fixed, as other benchmarks may run on the machine. The default run takes about 4–6 minutes.
+ *
+ * File descriptors: N streams need about N in the bench process and N in the web; the open-files soft limit
+ * is read from /proc/self/limits (20,000 soft and hard here) and the stream count capped 2,000 below it.
+ *
+ * Knobs: BENCH_QUICK=1 (a smoke run: fewer sequential runs, one 3 s throughput round, 1,000 streams);
+ * BENCH_STREAMS=N (open streams in (4)); BENCH_SKIP_SEEDED=0 (run (5)); BENCH_CPU_PROF=<dir> (V8 CPU
+ * profiles of the plain web and worker).
  */
-const PORTS: Record<Features, number> = { off: 3920, on: 3940 };
-const GATEWAY_PORT = 3921;
-const SEQUENTIAL = 200;
-const WARM_UP = 30;
+const QUICK = process.env.BENCH_QUICK === '1';
+const SEQUENTIAL = QUICK ? 40 : 200;
+const WARM_UP = QUICK ? 10 : 30;
 const CLIENTS = 20;
-const THROUGHPUT_SECONDS = 15;
+/** Throughput: ROUNDS alternating rounds of ROUND_SECONDS per variant, after an unmeasured round of LOAD_WARM_UP_SECONDS. */
+const ROUNDS = QUICK ? 1 : 3;
+const ROUND_SECONDS = QUICK ? 3 : 5;
+const LOAD_WARM_UP_SECONDS = QUICK ? 1 : 2;
+const COUNTED_RUNS = QUICK ? 40 : 200;
+const IDLE_SECONDS = QUICK ? 2 : 5;
+const OPEN_STREAMS = Number(process.env.BENCH_STREAMS ?? (QUICK ? 1000 : 5000));
+const HOGS = 2;
 const SEED_RUNS = 100_000;
 const MESSAGES_PER_RUN = 10;
+const RATE_LIMIT_RPM = 100_000;
+const BUDGET = { limit: 1_000_000_000_000, period: 'month' } as const;
 
 interface Timing {
   firstToken: number;
   done: number;
   /** When the response headers and the first event of each type arrived (ms from the request). */
   marks: Record<string, number>;
+  headers?: Headers;
 }
 
 /** Reads an SSE response, timing the first event `isToken` accepts and the one `isEnd` accepts. */
@@ -33,6 +83,7 @@ async function timed(response: Promise<Response>, isToken: (event: string | unde
   const timing: Timing = { firstToken: NaN, done: NaN, marks: {} };
   const res = await response;
   timing.marks.headers = performance.now() - started;
+  timing.headers = res.headers;
   if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
   await readEvents(res, ({ event, data }) => {
     if (event) timing.marks[event] ??= performance.now() - started;
@@ -49,24 +100,45 @@ const json = (body: unknown, key?: string): RequestInit => ({
   body: JSON.stringify(body),
 });
 
+/** A run that has not ended after this long fails (a stuck run must not hang the bench). */
+const RUN_TIMEOUT_MS = 30_000;
+
 const direct = (gatewayUrl: string) => () =>
   timed(
-    fetch(`${gatewayUrl}/v1/chat/completions`, json({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hello' }] }, 'bench')),
+    fetch(`${gatewayUrl}/v1/chat/completions`, { signal: AbortSignal.timeout(RUN_TIMEOUT_MS), ...json({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hello' }] }, 'bench') }),
     (_event, data) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
     (_event, data) => data === '[DONE]',
   );
 
 const platform = (url: string, key: string) => () =>
-  timed(fetch(`${url}/api/react`, { ...json({ q: 'hello' }, key), headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, origin: BENCH_ORIGIN } }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
+  timed(fetch(`${url}/api/react`, { ...json({ q: 'hello' }, key), signal: AbortSignal.timeout(RUN_TIMEOUT_MS), headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, origin: BENCH_ORIGIN } }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
 
-async function sequential(run: () => Promise<Timing>): Promise<Timing[]> {
-  for (let i = 0; i < WARM_UP; i++) await run();
-  const samples: Timing[] = [];
-  for (let i = 0; i < SEQUENTIAL; i++) samples.push(await run());
-  return samples;
+/** Progress on stderr, so a slow or stuck phase shows where it is. */
+const progress = (what: string) => process.stderr.write(`[runs-gateway ${new Date().toISOString().slice(11, 19)}] ${what}\n`);
+
+/** Stops a child; SIGKILL if it has not exited 10 s after SIGTERM. */
+async function stopSoon(child: ChildProcess): Promise<void> {
+  const timer = setTimeout(() => {
+    progress(`pid ${child.pid} ignored SIGTERM for 10 s: SIGKILL`);
+    child.kill('SIGKILL');
+  }, 10_000);
+  await stop(child);
+  clearTimeout(timer);
 }
 
-const throughput = (run: () => Promise<Timing>) => completedPerSecond(run, CLIENTS, THROUGHPUT_SECONDS);
+/** Runs `run`, counting a failure (error or timeout) instead of throwing; at most 5 in a row before giving up. */
+async function tolerant(run: () => Promise<Timing>, failures: { n: number; inARow: number; last?: string }): Promise<Timing | undefined> {
+  try {
+    const t = await run();
+    failures.inARow = 0;
+    return t;
+  } catch (error) {
+    failures.n++;
+    failures.last = String(error);
+    if (++failures.inARow >= 5) throw new Error(`5 failed runs in a row, the last: ${failures.last}`);
+    return undefined;
+  }
+}
 
 const firstToken = (samples: Timing[], p: number) => percentile(samples.map((s) => s.firstToken), p);
 
@@ -76,8 +148,102 @@ function phases(samples: Timing[]): Record<string, number> {
   return Object.fromEntries(marks.map((mark) => [`${mark} p50 ms`, round(percentile(samples.map((s) => s.marks[mark] ?? NaN), 50))]));
 }
 
-const perThousand = (cpu: CpuReading, runs: number) =>
-  Object.fromEntries(Object.entries({ ...cpu, total: cpu.web + cpu.worker + cpu.postgres + cpu.redis }).map(([k, s]) => [k, round((s / runs) * 1000, 2)]));
+interface Variant {
+  name: string;
+  run: () => Promise<Timing>;
+  /** Whose CPU to meter during its throughput rounds (the platform's; none for the direct baseline). */
+  cpu?: CpuSources;
+}
+
+interface Measured {
+  samples: Timing[];
+  perSecond: number;
+  runs: number;
+  errors: number;
+  rounds: number[];
+  cpu?: CpuReading;
+}
+
+/**
+ * Sequential runs of every variant interleaved (order reversed every other run), then completed runs/s
+ * at CLIENTS clients in alternating rounds, metering each platform variant's CPU over its own rounds.
+ */
+async function measure(variants: Variant[]): Promise<Map<string, Measured>> {
+  const out = new Map<string, Measured>(variants.map((v) => [v.name, { samples: [], perSecond: 0, runs: 0, errors: 0, rounds: [] }]));
+  const failures = new Map(variants.map((v) => [v.name, { n: 0, inARow: 0 } as { n: number; inARow: number; last?: string }]));
+  progress(`sequential runs: ${variants.map((v) => v.name).join(', ')}`);
+  for (let i = 0; i < WARM_UP; i++) for (const v of variants) await tolerant(v.run, failures.get(v.name)!);
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    for (const v of i % 2 === 0 ? variants : [...variants].reverse()) {
+      const t = await tolerant(v.run, failures.get(v.name)!);
+      if (t) out.get(v.name)!.samples.push(t);
+    }
+  }
+  for (const [name, f] of failures) if (f.n) console.log(`WARNING: ${name}: ${f.n} sequential runs failed (errors counted, not timed); the last: ${f.last}`);
+  progress('throughput rounds');
+  for (const v of variants) await completedPerSecond(v.run, CLIENTS, LOAD_WARM_UP_SECONDS);
+  const seconds = new Map(variants.map((v) => [v.name, 0]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const v of r % 2 === 0 ? variants : [...variants].reverse()) {
+      const m = out.get(v.name)!;
+      const stopMeter = v.cpu ? await meterCpu(v.cpu) : undefined;
+      const started = performance.now();
+      const rate = await completedPerSecond(v.run, CLIENTS, ROUND_SECONDS);
+      seconds.set(v.name, seconds.get(v.name)! + (performance.now() - started) / 1000);
+      if (stopMeter) {
+        const reading = await stopMeter();
+        m.cpu = Object.fromEntries((Object.keys(reading) as (keyof CpuReading)[]).map((k) => [k, (m.cpu?.[k] ?? 0) + reading[k]])) as CpuReading;
+      }
+      m.runs += rate.runs;
+      m.errors += rate.errors;
+      m.rounds.push(rate.perSecond);
+    }
+  }
+  for (const v of variants) {
+    const m = out.get(v.name)!;
+    m.perSecond = m.runs / seconds.get(v.name)!;
+  }
+  return out;
+}
+
+const cpuMsPerRun = (m: Measured) => {
+  if (!m.cpu) return {};
+  const total = m.cpu.web + m.cpu.worker + m.cpu.postgres + m.cpu.redis;
+  const ms = (s: number) => round((s * 1000) / m.runs, 3);
+  return { 'CPU web ms/run': ms(m.cpu.web), 'CPU worker ms/run': ms(m.cpu.worker), 'CPU PG ms/run': ms(m.cpu.postgres), 'CPU Redis ms/run': ms(m.cpu.redis), 'CPU total ms/run': ms(total) };
+};
+const cpuTotalMs = (m: Measured) => (m.cpu ? ((m.cpu.web + m.cpu.worker + m.cpu.postgres + m.cpu.redis) * 1000) / m.runs : NaN);
+
+function printMeasured(results: Map<string, Measured>): void {
+  console.table(
+    Object.fromEntries(
+      [...results].map(([name, m]) => [
+        name,
+        {
+          'first token p50 ms': round(firstToken(m.samples, 50)),
+          'first token p99 ms': round(firstToken(m.samples, 99)),
+          [`runs/s (${CLIENTS} clients)`]: round(m.perSecond, 1),
+          errors: m.errors,
+          ...cpuMsPerRun(m),
+        },
+      ]),
+    ),
+  );
+}
+
+function printAgainstDirect(label: string, platformM: Measured, directM: Measured): void {
+  console.log(
+    `[${label}] first-token overhead platform − direct: p50 ${round(firstToken(platformM.samples, 50) - firstToken(directM.samples, 50))} ms (target ≤ 4 ms), ` +
+      `p99 ${round(firstToken(platformM.samples, 99) - firstToken(directM.samples, 99))} ms; ` +
+      `runs/s platform / direct ${round(platformM.perSecond / directM.perSecond, 3)} (${round(platformM.perSecond, 1)} / ${round(directM.perSecond, 1)} runs/s; target ≥ 0.20); ` +
+      `own CPU ${round(cpuTotalMs(platformM), 2)} ms/run all in (target ≤ 5 ms)`,
+  );
+}
+
+/** Two busy loops in processes of their own, until stopped. */
+function startHogs(): ChildProcess[] {
+  return Array.from({ length: HOGS }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+}
 
 async function seed(knex: import('knex').Knex): Promise<void> {
   const [other] = await knex('users').insert({ email: 'seeded@example.test', password_hash: 'x' }).returning('id');
@@ -99,18 +265,68 @@ async function seed(knex: import('knex').Knex): Promise<void> {
   await knex.raw('vacuum analyze');
 }
 
-export async function run() {
+const statusField = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+const openFds = (pid: number | 'self') => {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return NaN;
+  }
+};
+const softFdLimit = () => Number(/^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]?.replace('unlimited', '1e9') ?? NaN);
+
+/** Redis commands seen by MONITOR for one key prefix: by name, top level and inside scripts apart. */
+class CommandCounter {
+  readonly byName = new Map<string, { top: number; lua: number }>();
+  counting = false;
+  constructor(readonly prefix: string) {}
+  see(args: string[], source: string): void {
+    if (!this.counting || !args.some((a) => a.includes(this.prefix))) return;
+    const name = args[0]!.toLowerCase();
+    const entry = this.byName.get(name) ?? { top: 0, lua: 0 };
+    if (source === 'lua') entry.lua++;
+    else entry.top++;
+    this.byName.set(name, entry);
+  }
+  reset(): void {
+    this.byName.clear();
+  }
+  totals(): { top: number; lua: number } {
+    let top = 0;
+    let lua = 0;
+    for (const e of this.byName.values()) (top += e.top), (lua += e.lua);
+    return { top, lua };
+  }
+}
+
+async function commandstatsTotal(redis: Redis): Promise<number> {
+  const text = await redis.info('commandstats');
+  return [...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].reduce((sum, m) => sum + Number(m[2]), 0);
+}
+
+export async function run(_args: string[] = []) {
   const started: ChildProcess[] = [];
-  const bench = await benchEnvironment('gateway');
+  let hogs: ChildProcess[] = [];
+  const redisServer = await startRedis();
+  const bench = await benchEnvironment('gateway', { redisUrl: redisServer.url });
+  const sink = await otlpSink();
+  const admin = new Redis(redisServer.url);
+  const benchStarted = performance.now();
+  // Free ports, not fixed ones: other benchmarks may be running on this machine.
+  const GATEWAY_PORT = await freePort();
+  const PORTS = { plain: await freePort(), on: await freePort(), countPlain: await freePort(), countOn: await freePort(), streams: await freePort() };
   try {
     started.push(await spawnProcess('./stream-gateway.js', {}, /gateway listening/, [String(GATEWAY_PORT)]));
     const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
-    const envOf = (features: Features) => ({
+    const database = new URL(bench.config.databaseUrl);
+    type Config = 'plain' | 'on';
+    const envOf = (config: Config, name: string, port: number, databaseUrl = bench.env.DATABASE_URL!) => ({
       ...bench.env,
-      ...FEATURE_ENVS[features],
-      PORT: String(PORTS[features]),
-      // Each configuration's web and worker on queues of their own.
-      REDIS_KEY_PREFIX: `${bench.env.REDIS_KEY_PREFIX}${features}:`,
+      ...(config === 'on' ? { ...FEATURE_ENVS.on, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' } : FEATURE_ENVS.off),
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      // Each web + worker pair on queues of its own.
+      REDIS_KEY_PREFIX: `${bench.env.REDIS_KEY_PREFIX}${name}:`,
       LOG_LEVEL: 'info',
       RUNS_PER_USER_LIMIT: '100000',
       MODEL_PROVIDER: 'gateway',
@@ -118,61 +334,239 @@ export async function run() {
       GATEWAY_API_KEY: 'bench',
       GATEWAY_MODEL: 'bench-model',
     });
-    const { key } = await bench.user('bench@example.test');
-    const urlOf = (features: Features) => `http://127.0.0.1:${PORTS[features]}`;
-    // BENCH_CPU_PROF=<dir> writes V8 CPU profiles of web and worker there (for finding where time goes).
+    const { user, key: plainKey } = await bench.user('bench@example.test');
+    const onKey = (await bench.identity.apiKeys.create(user.id, { name: 'limited, budgeted', rate_limit_rpm: RATE_LIMIT_RPM, token_budget: BUDGET })).key;
+    const keyOf = (config: Config) => (config === 'on' ? onKey : plainKey);
+    const label = { plain: 'platform plain', on: 'platform all on' } as const;
     const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const cpuSources = {} as Record<Features, { web: number; worker: number; knex: typeof bench.knex; redis: typeof bench.redis }>;
-    for (const features of FEATURES) {
-      const web = await spawnProcess('../src/server.js', envOf(features), /web listening/, [], profile);
+    const pairs = {} as Record<Config, { web: ChildProcess; worker: ChildProcess }>;
+    for (const config of ['plain', 'on'] as const) {
+      const env = envOf(config, config, PORTS[config]);
+      const web = await spawnProcess('../src/server.js', env, /web listening/, [], config === 'plain' ? profile : []);
       started.push(web);
-      const worker = await spawnProcess('../workers/main.js', envOf(features), /worker ready/, [], profile);
+      const worker = await spawnProcess('../workers/main.js', env, /worker ready/, [], config === 'plain' ? profile : []);
       started.push(worker);
-      cpuSources[features] = { web: web.pid!, worker: worker.pid!, knex: bench.knex, redis: bench.redis };
+      pairs[config] = { web, worker };
     }
-    const phase = async (label: string) => {
-      const directSamples = await sequential(direct(gatewayUrl));
-      const platformSamples = {} as Record<Features, Timing[]>;
-      for (const features of FEATURES) platformSamples[features] = await sequential(platform(urlOf(features), key));
-      const directRate = await throughput(direct(gatewayUrl));
-      const platformRate = {} as Record<Features, Awaited<ReturnType<typeof throughput>>>;
-      const cpu = {} as Record<Features, CpuReading>;
-      for (const features of FEATURES) {
-        const stopMeter = await meterCpu(cpuSources[features]);
-        platformRate[features] = await throughput(platform(urlOf(features), key));
-        cpu[features] = await stopMeter();
+    const urlOf = (port: number) => `http://127.0.0.1:${port}`;
+    const cpuOf = (config: Config): CpuSources => ({ web: pairs[config].web.pid!, worker: pairs[config].worker.pid!, knex: bench.knex, redis: bench.redis });
+    const directVariant: Variant = { name: 'gateway read directly', run: direct(gatewayUrl) };
+    const platformVariant = (config: Config): Variant => ({ name: label[config], run: platform(urlOf(PORTS[config]), keyOf(config)), cpu: cpuOf(config) });
+
+    // The all-on configuration really has its features on: RateLimit fields on its answers, traces exported.
+    const probe = await platformVariant('on').run();
+    if (probe.headers?.get('ratelimit-policy') == null) throw new Error('the all-on key answers without RateLimit-Policy');
+    if (probe.headers?.get('access-control-allow-origin') !== BENCH_ORIGIN) throw new Error('the all-on web answers without CORS');
+
+    console.log(
+      `\ngateway-path benchmark${QUICK ? ' (BENCH_QUICK=1: a smoke run)' : ''}: ${SEQUENTIAL} sequential runs per variant (after ${WARM_UP} warm-up, interleaved), ` +
+        `${CLIENTS} clients × ${ROUNDS} alternating round(s) of ${ROUND_SECONDS} s per variant (after ${LOAD_WARM_UP_SECONDS} s unmeasured); ` +
+        `Redis: redis-server of the bench's own (${redisServer.url}); ${cpus().length} CPUs, load average ${loadavg().map((l) => round(l, 1)).join(' ')} (other work on the machine shows here)`,
+    );
+    console.log(`plain = metrics, CORS, rate limits, budgets, tracing off; all on = metrics + CORS + a ${RATE_LIMIT_RPM.toLocaleString('en')} rpm key with a never-spent token budget + tracing to a local OTLP/HTTP receiver`);
+
+    // (1) + (2) quiet.
+    const quietVariants = [directVariant, platformVariant('plain'), platformVariant('on')];
+    const quiet = await measure(quietVariants);
+    console.log('\n(1)+(2) quiet');
+    printMeasured(quiet);
+    console.log('platform, when each part of the stream arrived (sequential runs, ms from the POST):');
+    console.table({ [label.plain]: phases(quiet.get(label.plain)!.samples), [label.on]: phases(quiet.get(label.on)!.samples) });
+    printAgainstDirect('quiet, plain', quiet.get(label.plain)!, quiet.get(directVariant.name)!);
+    printAgainstDirect('quiet, all on', quiet.get(label.on)!, quiet.get(directVariant.name)!);
+    const [plainQ, onQ] = [quiet.get(label.plain)!, quiet.get(label.on)!];
+    console.log(
+      `(2) all on vs plain: runs/s all on / plain ${round(onQ.perSecond / plainQ.perSecond, 3)} (target ≥ 0.90); first-token p50 all on − plain ${round(firstToken(onQ.samples, 50) - firstToken(plainQ.samples, 50))} ms, ` +
+        `p99 all on − plain ${round(firstToken(onQ.samples, 99) - firstToken(plainQ.samples, 99))} ms; own CPU all on − plain ${round(cpuTotalMs(onQ) - cpuTotalMs(plainQ), 3)} ms/run; ${sink.exports()} OTLP exports received so far`,
+    );
+    if (sink.exports() === 0) console.log('WARNING: the all-on web and worker exported no traces');
+
+    // (1) under two CPU hogs: direct and plain.
+    hogs = startHogs();
+    await sleep(200);
+    const hogged = await measure([directVariant, platformVariant('plain')]);
+    for (const hog of hogs) hog.kill('SIGKILL');
+    hogs = [];
+    console.log(`\n(1) under ${HOGS} CPU hogs (busy-loop processes, one per core, for the phase)`);
+    printMeasured(hogged);
+    printAgainstDirect('hogs, plain', hogged.get(label.plain)!, hogged.get(directVariant.name)!);
+    console.log(`hogs / quiet (plain platform): first-token p50 ${round(firstToken(hogged.get(label.plain)!.samples, 50) / firstToken(plainQ.samples, 50), 2)}×, runs/s ${round(hogged.get(label.plain)!.perSecond / plainQ.perSecond, 3)}`);
+
+    // (5) seeded, only on request: the quiet figures again on a database of 100k runs.
+    if (process.env.BENCH_SKIP_SEEDED === '0') {
+      const seeding = performance.now();
+      await seed(bench.knex);
+      console.log(`\n(5) seeded ${SEED_RUNS * MESSAGES_PER_RUN} messages over ${SEED_RUNS} runs of another user in ${round((performance.now() - seeding) / 1000, 1)} s`);
+      const seeded = await measure(quietVariants);
+      printMeasured(seeded);
+      console.log(`runs/s seeded / empty (plain): ${round(seeded.get(label.plain)!.perSecond / plainQ.perSecond, 3)}, (all on): ${round(seeded.get(label.on)!.perSecond / onQ.perSecond, 3)} (target ≥ 0.90)`);
+    }
+
+    // The timing pairs are done: stop them, so (3) sees only its own pair's background work.
+    progress('stopping the timing pairs');
+    for (const config of ['plain', 'on'] as const) await Promise.all([stopSoon(pairs[config].web), stopSoon(pairs[config].worker)]);
+
+    // (3) statements and commands per run, each configuration on a pair of its own behind counting proxies.
+    const monitorSource = new Redis(redisServer.url);
+    const monitor = await monitorSource.monitor();
+    type PgFigures = { web: { s: number; t: number }; worker: { s: number; t: number } };
+    const counted = {} as Record<Config, { runs: number; idle: { top: number; lua: number }; commands: CommandCounter; pg: PgFigures; commandstats: number }>;
+    const counters: CommandCounter[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      for (const c of counters) c.see(args, source);
+    });
+    for (const config of ['plain', 'on'] as const) {
+      const port = config === 'plain' ? PORTS.countPlain : PORTS.countOn;
+      const pg = { web: new PgCounter({ host: database.hostname, port: Number(database.port || 5432) }), worker: new PgCounter({ host: database.hostname, port: Number(database.port || 5432) }) };
+      const through = (p: number) => Object.assign(new URL(database), { hostname: '127.0.0.1', port: String(p) }).toString();
+      const [webPort, workerPort] = await Promise.all([pg.web.start(), pg.worker.start()]);
+      const name = `count-${config}`;
+      const commands = new CommandCounter(`${bench.env.REDIS_KEY_PREFIX}${name}:`);
+      counters.push(commands);
+      const own: ChildProcess[] = [];
+      try {
+        own.push(await spawnProcess('../src/server.js', envOf(config, name, port, through(webPort)), /web listening/));
+        own.push(await spawnProcess('../workers/main.js', envOf(config, name, port, through(workerPort)), /worker ready/));
+        progress(`counting per run: ${label[config]}`);
+        const one = platform(urlOf(port), keyOf(config));
+        const failures = { n: 0, inARow: 0 } as { n: number; inARow: number; last?: string };
+        for (let i = 0; i < WARM_UP; i++) await tolerant(one, failures);
+        await sleep(500);
+        // Background: the same pair idle.
+        commands.counting = true;
+        await sleep(IDLE_SECONDS * 1000);
+        commands.counting = false;
+        const idle = commands.totals();
+        commands.reset();
+        pg.web.reset();
+        pg.worker.reset();
+        const stats0 = await commandstatsTotal(admin);
+        commands.counting = true;
+        for (let i = 0; i < COUNTED_RUNS; i++) await tolerant(one, failures);
+        if (failures.n) console.log(`WARNING: ${label[config]}: ${failures.n} runs failed while counting (they are in the counts); the last: ${failures.last}`);
+        await sleep(300); // the worker's last writes after `done`
+        commands.counting = false;
+        const stats1 = await commandstatsTotal(admin);
+        const figures = { web: { s: pg.web.statements, t: pg.web.transactions }, worker: { s: pg.worker.statements, t: pg.worker.transactions } };
+        counted[config] = { runs: COUNTED_RUNS, idle, commands, pg: figures, commandstats: stats1 - stats0 - 1 };
+      } finally {
+        await Promise.all(own.map(stopSoon));
+        await Promise.all([pg.web.close(), pg.worker.close()]);
       }
-      console.log(`\n${label}`);
-      const row = (samples: Timing[], rate: { perSecond: number; errors: number }) => ({ 'first token p50 ms': round(firstToken(samples, 50)), 'first token p99 ms': round(firstToken(samples, 99)), 'runs/s (20 clients)': round(rate.perSecond, 1), errors: rate.errors });
-      console.table({
-        'gateway read directly': row(directSamples, directRate),
-        ...Object.fromEntries(FEATURES.map((features) => [`platform (gateway provider) [${featureLabel(features)}]`, row(platformSamples[features], platformRate[features])])),
-      });
-      console.log('platform, when each part of the stream arrived (sequential runs):');
-      console.table(Object.fromEntries(FEATURES.map((features) => [featureLabel(features), phases(platformSamples[features])])));
-      for (const features of FEATURES) {
-        const overhead = firstToken(platformSamples[features], 50) - firstToken(directSamples, 50);
-        console.log(`[${featureLabel(features)}] first-token overhead p50: ${round(overhead)} ms (target ≤ 4); p99: ${round(firstToken(platformSamples[features], 99) - firstToken(directSamples, 99))} ms`);
-        console.log(`[${featureLabel(features)}] runs/s platform / direct: ${round(platformRate[features].perSecond / directRate.perSecond, 3)} (target ≥ 0.20)`);
-        console.log(`[${featureLabel(features)}] own CPU seconds per 1,000 runs (${platformRate[features].runs} runs metered):`);
-        console.table(perThousand(cpu[features], platformRate[features].runs));
-      }
-      console.log(
-        `metrics+CORS on / off (speed; ≥ 0.95 is the target): runs/s ${round(platformRate.on.perSecond / platformRate.off.perSecond, 3)}; ` +
-          `first token p50 ${round(firstToken(platformSamples.off, 50) / firstToken(platformSamples.on, 50), 3)}`,
-      );
-      return platformRate.on;
+    }
+    monitor.disconnect();
+    monitorSource.disconnect();
+    const per = (n: number, config: Config) => round(n / counted[config].runs, 2);
+    console.log(`\n(3) per run: ${COUNTED_RUNS} sequential runs after ${WARM_UP} warm-up, each configuration on a web + worker of its own (Postgres behind a counting proxy per role; Redis by MONITOR, this pair's key prefix)`);
+    console.table(
+      Object.fromEntries(
+        (['plain', 'on'] as const).map((config) => {
+          const f = counted[config].pg;
+          const t = counted[config].commands.totals();
+          return [
+            label[config],
+            {
+              'PG statements/run (web+worker)': per(f.web.s + f.worker.s, config),
+              'PG stmts web/worker': `${per(f.web.s, config)} / ${per(f.worker.s, config)}`,
+              'PG transactions/run': per(f.web.t + f.worker.t, config),
+              'PG xacts web/worker': `${per(f.web.t, config)} / ${per(f.worker.t, config)}`,
+              'Redis commands/run (Lua incl.)': per(t.top + t.lua, config),
+              'Redis calls/run (top level)': per(t.top, config),
+              'INFO commandstats Δ/run (whole server)': per(counted[config].commandstats, config),
+              'idle background cmds/s (calls/s)': `${round((counted[config].idle.top + counted[config].idle.lua) / IDLE_SECONDS, 1)} (${round(counted[config].idle.top / IDLE_SECONDS, 1)})`,
+            },
+          ];
+        }),
+      ),
+    );
+    const names = [...new Set((['plain', 'on'] as const).flatMap((c) => [...counted[c].commands.byName.keys()]))];
+    const total = (c: Config, n: string) => (counted[c].commands.byName.get(n)?.top ?? 0) + (counted[c].commands.byName.get(n)?.lua ?? 0);
+    names.sort((a, b) => total('on', b) + total('plain', b) - total('on', a) - total('plain', a));
+    console.log('Redis commands per run by name: top-level calls + commands run inside Lua scripts (EVALSHA/EVAL counted as calls; the commands they run under "in Lua")');
+    console.table(
+      Object.fromEntries(
+        names.map((n) => [
+          n,
+          Object.fromEntries(
+            (['plain', 'on'] as const).flatMap((c) => {
+              const e = counted[c].commands.byName.get(n) ?? { top: 0, lua: 0 };
+              return [[`${c}: calls/run`, per(e.top, c)], [`${c}: in Lua/run`, per(e.lua, c)]];
+            }),
+          ),
+        ]),
+      ),
+    );
+
+    // (4) open streams on a web process without a worker: every run stays queued, its stream open and idle.
+    const fdLimit = softFdLimit();
+    const streams = Math.min(OPEN_STREAMS, fdLimit - 2000);
+    if (streams < OPEN_STREAMS) console.log(`\n(open files limit ${fdLimit}: ${streams} streams instead of ${OPEN_STREAMS})`);
+    const streamEnv = { ...envOf('plain', 'streams', PORTS.streams), ...FEATURE_ENVS.on };
+    progress(`open streams: up to ${streams}`);
+    const web = await spawnProcess('../src/server.js', streamEnv, /web listening/);
+    started.push(web);
+    const url = urlOf(PORTS.streams);
+    const heapUsed = async () => {
+      const text = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${FEATURE_ENVS.on.METRICS_TOKEN}` } }).then((r) => r.text());
+      return Number(/^agent_platform_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
     };
-    console.log(`\ngateway-path benchmark: ${SEQUENTIAL} sequential runs (after ${WARM_UP} warm-up), ${CLIENTS} clients × ${THROUGHPUT_SECONDS} s`);
-    const empty = await phase('(1–3) empty database');
-    if (process.env.BENCH_SKIP_SEEDED) return;
-    const seeding = performance.now();
-    await seed(bench.knex);
-    console.log(`\nseeded ${SEED_RUNS * MESSAGES_PER_RUN} messages over ${SEED_RUNS} runs of another user in ${round((performance.now() - seeding) / 1000, 1)} s`);
-    const seeded = await phase('(4) after seeding');
-    console.log(`\nruns/s seeded / empty: ${round(seeded.perSecond / empty.perSecond, 3)} (target ≥ 0.90)`);
+    const controllers: AbortController[] = [];
+    const open = async (target: number) => {
+      while (controllers.length < target) {
+        await Promise.all(
+          Array.from({ length: Math.min(200, target - controllers.length) }, async () => {
+            const controller = new AbortController();
+            controllers.push(controller);
+            const timer = setTimeout(() => controller.abort(), RUN_TIMEOUT_MS);
+            const res = await fetch(`${url}/api/react`, { ...json({ q: 'hold' }, plainKey), signal: controller.signal });
+            if (!res.ok) throw new Error(`stream: status ${res.status}`);
+            const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+            await reader.read(); // the `run` event has arrived: the stream is open
+            clearTimeout(timer);
+            void reader.read().catch(() => {});
+          }),
+        );
+      }
+    };
+    const sample = async (count: number) => {
+      await sleep(1000);
+      return { 'open streams': count, 'web RSS MiB': round(statusField(web.pid!, 'VmRSS') / 2 ** 20, 1), 'web V8 heap used MiB': round((await heapUsed()) / 2 ** 20, 1), 'web open fds': openFds(web.pid!) };
+    };
+    // Warm-up: a few streams opened and closed, so the baseline has the code paths loaded.
+    await open(50);
+    for (const c of controllers.splice(0)) c.abort();
+    await sleep(1000);
+    const rows = [await sample(0)];
+    const opening = performance.now();
+    const steps = [...new Set([Math.min(1000, streams), streams])];
+    for (const step of steps) {
+      await open(step);
+      rows.push(await sample(step));
+    }
+    const openSeconds = (performance.now() - opening) / 1000;
+    console.log(`\n(4) open SSE streams (POST /api/react, queued runs, no worker) on one web process [metrics+CORS on, for /metrics]; opened in ${round(openSeconds, 1)} s, 200 at a time`);
+    console.table(rows);
+    const [first, , last] = rows.length === 3 ? rows : [rows[0]!, undefined, rows[1]!];
+    const kib = (a: number, b: number, n: number) => round(((b - a) * 1024) / n, 2);
+    console.log(
+      `RSS per open stream: ${kib(first['web RSS MiB'], last!['web RSS MiB'], streams)} KiB from 0 to ${streams} (target ≤ 10 KiB)` +
+        (rows.length === 3 ? `, ${kib(rows[1]!['web RSS MiB'], last!['web RSS MiB'], streams - rows[1]!['open streams'])} KiB from ${rows[1]!['open streams']} to ${streams}` : '') +
+        `; V8 heap used per open stream: ${kib(first['web V8 heap used MiB'], last!['web V8 heap used MiB'], streams)} KiB (heap figures move with GC)`,
+    );
+    for (const c of controllers.splice(0)) c.abort();
+    let fds = openFds(web.pid!);
+    for (let i = 0; i < 100 && fds > rows[0]!['web open fds'] + 50; i++) {
+      await sleep(100);
+      fds = openFds(web.pid!);
+    }
+    console.log(`streams closed: the web holds ${fds} open fds (${rows[0]!['web open fds']} before opening, ${last!['web open fds']} at ${streams}); the bench process ${openFds('self')}`);
+    console.log(`\nwhole bench: ${round((performance.now() - benchStarted) / 1000, 0)} s; load average now ${loadavg().map((l) => round(l, 1)).join(' ')}`);
   } finally {
-    await Promise.all(started.map(stop));
+    for (const hog of hogs) hog.kill('SIGKILL');
+    await Promise.all(started.map(stopSoon));
+    admin.disconnect();
+    sink.server.close();
     await bench.drop();
+    redisServer.child.kill('SIGTERM');
   }
 }

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -175,4 +177,19 @@ export async function completedPerSecond(run: () => Promise<unknown>, clients: n
     }),
   );
   return { perSecond: runs / ((performance.now() - started) / 1000), runs, errors };
+}
+
+/** A local OTLP/HTTP receiver that takes every export and keeps only a count of the requests. */
+export async function otlpSink(): Promise<{ url: string; exports: () => number; server: Server }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, exports: () => exports, server };
 }
