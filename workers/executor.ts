@@ -1,4 +1,5 @@
 import type { Agent, Run, RunStatus } from '../src/db/models.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { runLogFields } from '../src/logger.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
 import { Superseded } from '../src/shared/errors.js';
@@ -9,7 +10,7 @@ import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../src/shared/model
 import type { Sampling } from '../src/shared/sampling.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
-import type { HistoryBound, LoadedRun, RunStore } from '../src/shared/run-store.js';
+import type { AttemptClaim, HistoryBound, LoadedRun, NewRun, RunStore } from '../src/shared/run-store.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, HISTORY_MAX_MESSAGES, HISTORY_WINDOWS, LOCAL_CONTEXT_WINDOW } from '../src/shared/context-window.js';
 import { prepareHistory, type PreparedHistory } from './compaction.js';
 import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
@@ -105,6 +106,9 @@ export type ExecutionResult =
   | { next: 'wait'; ref: RunRef; untilMs: number }
   | { next: 'queued'; ref: RunRef; untilMs: number; recheck: boolean };
 
+/** How long a job that carries its run's row waits for the web's write of it before writing it itself. */
+const ROW_WAIT_MS = 3000;
+
 /** A queued run whose conversation is handed over but whose predecessor is still being resumed looks again this soon. */
 const PREDECESSOR_RECHECK_MS = 1000;
 const END = { next: 'end' } as const;
@@ -196,14 +200,31 @@ export class RunExecutor {
       const ref = { id: runId, conversationId, userId };
       const [taken, loaded] = await Promise.all([lease.take(ref, attempt), store.load(runId, this.historyBound, claim)]);
       if (loaded || !stored) return [taken, loaded];
-      // The row's asynchronous commit was lost with a Postgres crash (the job exists only once it was made): write it again.
-      this.deps.logger.warn({ run_id: runId }, 'a run job names a run Postgres lost; writing its row again from the job');
-      await store.recreate({ ...stored, runId, conversationId, userId, attachments: [] });
-      return [taken, await store.load(runId, this.historyBound, claim)];
+      return [taken, await this.awaitRow({ ...stored, runId, conversationId, userId, attachments: [] }, claim)];
     }
     const loaded = await store.load(runId, this.historyBound, claim);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
     return [await lease.take(refOf(loaded.run), attempt), loaded];
+  }
+
+  /**
+   * A job that carries its run's row (StoredRun) but finds none: the web writes the row while it
+   * adds the job, so it is usually a moment away. Waits for it (ROW_WAIT_MS at most); a run whose
+   * stream is gone was given up by the web (its write failed): nothing to run. Still no row after
+   * the wait: the row's asynchronous commit was lost with Postgres, and the worker writes it again.
+   */
+  private async awaitRow(stored: NewRun, claim: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
+    const { lease, store, logger } = this.deps;
+    const ref = { id: stored.runId, conversationId: stored.conversationId, userId: stored.userId };
+    for (let waited = 0, delay = 2; waited < ROW_WAIT_MS; waited += delay, delay = Math.min(delay * 2, 200)) {
+      await sleep(delay);
+      const loaded = await store.load(ref.id, this.historyBound, claim);
+      if (loaded) return loaded;
+      if (!(await lease.streamExists(ref))) return undefined;
+    }
+    logger.warn({ run_id: ref.id }, 'a run job names a run Postgres does not have (its asynchronous commit was lost); writing its row again from the job');
+    await store.recreate(stored);
+    return store.load(ref.id, this.historyBound, claim);
   }
 
   /**

@@ -105,10 +105,10 @@ export class RunService {
       const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID() };
       // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
       const stored = storedRunOf(newRun);
-      const run = await this.store.create(newRun, { asynchronousCommit: stored !== undefined });
       const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
       // A queued run's job waits (delayed) until the run before it ends and wakes it; the delay is only a fallback.
-      await this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
+      const enqueue = () => this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
+      const run = stored && !queued ? await this.createWhileQueueing(newRun, enqueue) : await this.store.create(newRun, { asynchronousCommit: stored !== undefined }).then(async (created) => (await enqueue(), created));
       this.metrics.runsStarted.inc({ mode: request.mode });
       if (queued) await this.afterQueued(ref, strategy, claim.activeRunId);
       return run;
@@ -117,6 +117,22 @@ export class RunService {
       await this.store.failUnqueued(ref.id).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * A run whose job carries its row (issue 26): the row is written while the job is added, so
+   * neither waits for the other. A worker that takes the job before the row is there waits for it
+   * or writes it itself (workers/executor.ts). When the write fails the job is settled first, so
+   * the caller's undoing (the stream discarded) tells such a worker the run was given up.
+   */
+  private async createWhileQueueing(newRun: NewRun, enqueue: () => Promise<unknown>): Promise<Run> {
+    const [created, queued] = await Promise.allSettled([this.store.create(newRun, { asynchronousCommit: true }), enqueue()]);
+    if (created.status === 'rejected') {
+      if (queued.status === 'fulfilled') await this.queue.remove(newRun.runId).catch(() => 0);
+      throw created.reason;
+    }
+    if (queued.status === 'rejected') throw queued.reason;
+    return created.value;
   }
 
   /**

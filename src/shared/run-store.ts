@@ -194,9 +194,12 @@ export class RunStore {
    * row loses nothing Redis does not hold: the worker writes it again (`recreate`).
    */
   async create(request: NewRun, { asynchronousCommit = false } = {}): Promise<Run> {
-    const rows = await this.insertRun(request, asynchronousCommit);
-    if (!rows[0]) throw new Error(`run ${request.runId} exists already`);
-    return this.models.Run.fromDatabaseJson(rows[0]);
+    const [row] = await this.insertRun(request, asynchronousCommit);
+    if (row) return this.models.Run.fromDatabaseJson(row);
+    // A worker that took the run's job first wrote the row from the job (RunService.createWhileQueueing).
+    const written = await this.models.Run.query().findById(request.runId);
+    if (!written) throw new Error(`run ${request.runId} could not be written`);
+    return written;
   }
 
   /**
