@@ -20,15 +20,20 @@ if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], 'owner') ~= ARGV[3] then
 end
 local appended = 0
 local final = false
+-- Each scope's last seq is read once per call and written once at its end (a batch of tokens is one scope).
+local last = {}
+local advanced = {}
 for i = 6, #ARGV, 4 do
   local scope = ARGV[i + 2]
   local fresh = true
   if scope ~= '' then
     local seq = tonumber(ARGV[i + 3])
-    if seq <= tonumber(redis.call('HGET', KEYS[2], scope) or '0') then
+    if last[scope] == nil then last[scope] = tonumber(redis.call('HGET', KEYS[2], scope) or '0') end
+    if seq <= last[scope] then
       fresh = false
     else
-      redis.call('HSET', KEYS[2], scope, seq)
+      last[scope] = seq
+      advanced[scope] = true
     end
   end
   if fresh then
@@ -37,6 +42,12 @@ for i = 6, #ARGV, 4 do
     if ARGV[i] == 'done' then final = true end
   end
 end
+local numbered = {}
+for scope in pairs(advanced) do
+  numbered[#numbered + 1] = scope
+  numbered[#numbered + 1] = last[scope]
+end
+if #numbered > 0 then redis.call('HSET', KEYS[2], unpack(numbered)) end
 if final then
   redis.call('EXPIRE', KEYS[1], ARGV[4])
   redis.call('EXPIRE', KEYS[2], ARGV[4])
