@@ -325,7 +325,8 @@ describe('fault tests', () => {
     }
   });
 
-  it('7. 200 runs with injects at random moments across 2 web + 2 worker processes: every 200 absorbed, no 409 stored', async () => {
+  // A load test: on a slow machine its clients wait out 429s (politely), so it gets more time than the default.
+  it('7. 200 runs with injects at random moments across 2 web + 2 worker processes: every 200 absorbed, no 409 stored', { timeout: 120_000 }, async () => {
     const stack = await startStack({ webs: 2, workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '120', RUNS_PER_USER_LIMIT: '1000' } });
     try {
       const { key } = await stack.user();

@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => stack.stop());
 
 describe('two workers', () => {
-  it('complete 100 concurrent runs, each exactly once', async () => {
+  // A load test: on a slow machine its clients wait out 429s (politely), so it gets more time than the default.
+  it('complete 100 concurrent runs, each exactly once', { timeout: 120_000 }, async () => {
     const { key } = await stack.user();
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) => politely(() => stream(`${stack.url}/api/react`, { token: key, body: { q: `What is ${i}*3?` } }))),
