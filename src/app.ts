@@ -26,6 +26,7 @@ import { adminOperationsRoutes } from './routes/admin-operations.js';
 import { adminModelPriceRoutes } from './routes/admin-model-prices.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { docsRoutes } from './routes/docs.js';
+import { consoleRoutes } from './routes/console.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
 import { metricsRoute, requestMetrics, scrapeGuard } from './metrics/http.js';
@@ -56,7 +57,7 @@ export function apiRoutes(services: Services): Route[] {
     ...mcpRoutes(services),
     ...(services.metrics.enabled ? [metricsRoute(services.metrics, scrapeGuard(services.config.metrics.token, services.authenticator))] : []),
   ];
-  const all: Route[] = [...declared, ...docsRoutes(() => all)];
+  const all: Route[] = [...declared, ...docsRoutes(() => all), ...consoleRoutes()];
   return all;
 }
 

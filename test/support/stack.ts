@@ -138,9 +138,10 @@ export class Stack {
 
   async user(role: Role = 'member') {
     const email = `stack-${uniqueId()}@example.test`;
-    const user = await createUser(this.identity.models, { email, password: `pw-${uniqueId()}`, role });
+    const password = `pw-${uniqueId()}`;
+    const user = await createUser(this.identity.models, { email, password, role });
     const { key } = await this.identity.apiKeys.create(user.id, { name: 'test' });
-    return { user, key };
+    return { user, key, email, password };
   }
 
   /** A JSON request to the first web as `token`: the status and the parsed body. */
