@@ -76,7 +76,7 @@ export function consoleRoutes(): Route[] {
       summary: "The console's scripts and styles (content-hashed names, kept by the browser)",
       auth: 'public',
       params: v.object({ file: v.pipe(v.string(), v.maxLength(200)) }),
-      responses: { 200: { mediaType: 'text/javascript', description: 'A script or style of the console' } },
+      responses: { 200: { mediaType: 'text/*', description: 'A script (text/javascript) or style (text/css) of the console' } },
       handle: ({ params }) => {
         const asset = built().assets.get(params.file);
         if (!asset) throw new NotFoundError(`The console has no file ${params.file}`);

@@ -6019,7 +6019,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A script or style of the console */
+            /** @description A script (text/javascript) or style (text/css) of the console */
             200: {
                 headers: {
                     /** @description The request id (kept from the request when sane), in every log line of the request */
@@ -6027,7 +6027,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/javascript": unknown;
+                    "text/*": unknown;
                 };
             };
             404: components["responses"]["404"];
