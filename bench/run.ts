@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   limits: () => import('./limits.js'),
   schedules: () => import('./schedules.js'),
   conversations: () => import('./conversations.js'),
+  console: () => import('./console.js'),
 };
 
 const name = process.argv[2];

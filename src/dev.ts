@@ -40,6 +40,7 @@ async function prepare(config: Config): Promise<void> {
           `  API key:  ${key}`,
           '',
           'Try it:',
+          `  open ${base}/console and sign in with the email and password above`,
           `  curl -s ${base}/api/auth/verify -H "Authorization: Bearer ${key}"`,
           `  AGENT_PLATFORM_API_KEY=${key} npx agentctl run "What is 12*7?"`,
           '',
