@@ -108,7 +108,13 @@ export class RunService {
       const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
       // A queued run's job waits (delayed) until the run before it ends and wakes it; the delay is only a fallback.
       const enqueue = () => this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
-      const run = stored && !queued ? await this.createWhileQueueing(newRun, enqueue) : await this.store.create(newRun, { asynchronousCommit: stored !== undefined }).then(async (created) => (await enqueue(), created));
+      let run: Run;
+      if (stored && !queued) {
+        run = await this.createWhileQueueing(newRun, enqueue);
+      } else {
+        run = await this.store.create(newRun, { asynchronousCommit: stored !== undefined });
+        await enqueue();
+      }
       this.metrics.runsStarted.inc({ mode: request.mode });
       if (queued) await this.afterQueued(ref, strategy, claim.activeRunId);
       return run;

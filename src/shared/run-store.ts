@@ -317,11 +317,11 @@ export class RunStore {
   /**
    * Marks the run running under `attempt`, the fencing token of every later write. Attempts only
    * grow (BullMQ counts them), so an older attempt's late claim changes nothing. False when the run
-   * is final or a newer attempt has it.
+   * is final or a newer attempt has it. Without `crashes` the count stays as it is (a claim made again).
    */
-  async claimAttempt(runId: string, attempt: number, crashes: number): Promise<boolean> {
+  async claimAttempt(runId: string, attempt: number, crashes?: number): Promise<boolean> {
     const updated = await this.knex('runs')
-      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, crashes, handed_back: false })
+      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false })
       .where({ id: runId })
       .whereIn('status', ['queued', 'running', 'waiting'])
       .where('attempt', '<', attempt);
@@ -442,20 +442,10 @@ export class RunStore {
   private async asAttempt<Row extends { updated: number }>(runId: string, attempt: number, write: () => PromiseLike<{ rows: Row[] }>): Promise<Row> {
     const first = (await write()).rows[0]!;
     if (first.updated > 0) return first;
-    if (await this.reclaim(runId, attempt)) {
+    if (await this.claimAttempt(runId, attempt)) {
       const again = (await write()).rows[0]!;
       if (again.updated > 0) return again;
     }
     throw new Superseded();
-  }
-
-  /** claimAttempt's write once more, for an attempt whose claim was lost; its crash count stays as it is. */
-  private async reclaim(runId: string, attempt: number): Promise<boolean> {
-    const updated = await this.knex('runs')
-      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, handed_back: false })
-      .where({ id: runId })
-      .whereIn('status', ['queued', 'running', 'waiting'])
-      .where('attempt', '<', attempt);
-    return updated > 0;
   }
 }
