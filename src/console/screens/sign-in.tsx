@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { valueOf } from '../ui/forms';
 import { useConsole } from '../context';
 import { useAction } from '../ui/async';
 import { ErrorNotice, Field } from '../ui/parts';
@@ -23,8 +24,8 @@ export function SignIn() {
             Your session has ended. Sign in again to go on.
           </p>
         )}
-        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onInput={(e: Event) => setEmail((e.currentTarget as HTMLInputElement).value)} />
-        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onInput={(e: Event) => setPassword((e.currentTarget as HTMLInputElement).value)} />
+        <Field label="Email" type="email" name="email" autoComplete="username" required value={email} onInput={(e: Event) => setEmail(valueOf(e))} />
+        <Field label="Password" type="password" name="password" autoComplete="current-password" required value={password} onInput={(e: Event) => setPassword(valueOf(e))} />
         <ErrorNotice error={signIn.error} />
         <button type="submit" disabled={signIn.busy}>
           {signIn.busy ? 'Signing in…' : 'Sign in'}

@@ -1,0 +1,39 @@
+/** The value of the input, select or textarea an event came from. */
+export function valueOf(event: Event): string {
+  return (event.currentTarget as HTMLInputElement).value;
+}
+
+export function checkedOf(event: Event): boolean {
+  return (event.currentTarget as HTMLInputElement).checked;
+}
+
+/** A list with `item` added or removed. */
+export function toggled<T>(list: T[], item: T, on: boolean): T[] {
+  return on ? (list.includes(item) ? list : [...list, item]) : list.filter((x) => x !== item);
+}
+
+/** An optional whole number typed into a field: empty is null; anything else must be an integer. */
+export function optionalInteger(text: string, field: string): number | null {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  const number = Number(trimmed);
+  if (!Number.isInteger(number)) throw new Error(`${field} must be a whole number`);
+  return number;
+}
+
+export function requiredInteger(text: string, field: string): number {
+  const number = optionalInteger(text, field);
+  if (number === null) throw new Error(`${field} is required`);
+  return number;
+}
+
+export function bytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** "1 document", "3 documents". */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
