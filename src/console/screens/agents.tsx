@@ -1,5 +1,11 @@
-import { Screen } from '../ui/parts';
+import { routeParts } from '../router';
+import { AgentList } from './agents/list';
+import { AgentPage, NewAgent } from './agents/page';
 
-export default function Placeholder() {
-  return <Screen title="agents">Being built.</Screen>;
+/** '/agents': the list; '/agents/new': the form; '/agents/{id}': edit one, its versions, delete. */
+export default function Agents({ route }: { route: string }) {
+  const [id] = routeParts(route, '/agents');
+  if (!id) return <AgentList />;
+  if (id === 'new') return <NewAgent />;
+  return <AgentPage key={id} id={id} />;
 }

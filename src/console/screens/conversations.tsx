@@ -1,5 +1,9 @@
-import { Screen } from '../ui/parts';
+import { routeParts } from '../router';
+import { ConversationList } from './conversations/list';
+import { ConversationView } from './conversations/view';
 
-export default function Placeholder() {
-  return <Screen title="conversations">Being built.</Screen>;
+/** '/conversations': the user's conversations; '/conversations/{id}': one with its messages. */
+export default function Conversations({ route }: { route: string }) {
+  const [id] = routeParts(route, '/conversations');
+  return id ? <ConversationView key={id} id={id} /> : <ConversationList />;
 }

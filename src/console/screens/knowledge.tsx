@@ -1,5 +1,9 @@
-import { Screen } from '../ui/parts';
+import { routeParts } from '../router';
+import { KnowledgeBaseList } from './knowledge/list';
+import { KnowledgeBasePage } from './knowledge/page';
 
-export default function Placeholder() {
-  return <Screen title="knowledge">Being built.</Screen>;
+/** '/knowledge': knowledge bases (create, delete); '/knowledge/{id}': its documents, uploads and the retrieve playground. */
+export default function Knowledge({ route }: { route: string }) {
+  const [id] = routeParts(route, '/knowledge');
+  return id ? <KnowledgeBasePage key={id} id={id} /> : <KnowledgeBaseList />;
 }
