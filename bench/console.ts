@@ -58,11 +58,20 @@ async function signIn(page: Page, email: string, password: string): Promise<void
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
 }
 
-/** Asks one question in the chat screen and waits for its run to be done. */
-async function chatRun(page: Page, question: string, finished: number): Promise<void> {
+/** Asks one question in the chat screen and waits until its run (a new one, last in the transcript) is done. */
+async function chatRun(page: Page, question: string): Promise<void> {
+  const lastRun = () => page.evaluate(() => [...document.querySelectorAll('article.run')].at(-1)?.getAttribute('data-run-id') ?? '');
+  const before = await lastRun();
   await page.getByLabel('Message', { exact: true }).fill(question);
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.waitForFunction((n) => document.querySelectorAll('[data-run-status="succeeded"]').length >= n, finished, { timeout: 30_000 });
+  await page.waitForFunction(
+    (previous) => {
+      const run = [...document.querySelectorAll('article.run')].at(-1);
+      return !!run && run.getAttribute('data-run-id') !== previous && !!run.getAttribute('data-run-id') && run.getAttribute('aria-busy') === 'false';
+    },
+    before,
+    { timeout: 30_000 },
+  );
 }
 
 async function pageMemory(page: Page): Promise<{ heapKiB: number; nodes: number }> {
@@ -114,7 +123,7 @@ export async function run(): Promise<void> {
     const memory = [{ runs: 0, ...(await pageMemory(page)) }];
     const runStarted = performance.now();
     for (let i = 1; i <= RUNS; i++) {
-      await chatRun(page, `What is ${i}*7?`, i);
+      await chatRun(page, `What is ${i}*7?`);
       if (i === 10 || i === RUNS) memory.push({ runs: i, ...(await pageMemory(page)) });
     }
     const runSeconds = (performance.now() - runStarted) / 1000;
