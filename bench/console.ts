@@ -88,7 +88,7 @@ const kib = (bytes: number) => `${round(bytes / 1024, 1)} KiB`;
 
 export async function run(): Promise<void> {
   const bench = await benchEnvironment('console');
-  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', LOG_LEVEL: 'warn', RUNS_PER_USER_LIMIT: '1000' };
+  const env = { ...bench.env, PORT: String(PORT), LOCAL_MODEL_TOKEN_DELAY_MS: '0', RUNS_PER_USER_LIMIT: '1000' };
   const children: ChildProcess[] = [];
   let browser: Browser | undefined;
   try {
