@@ -13,7 +13,7 @@ import { benchEnvironment, percentile, round, spawnProcess, stop } from './suppo
  *    and /docs alternated in the same run: from navigation start until the page answers input —
  *    the console's sign-in form is rendered (#app[data-ready]), Swagger UI's operations are listed.
  * 3. Memory of a page that streamed 100 runs through the chat screen: the JS heap after a forced
- *    GC and the DOM node count, after sign-in, after 10 runs and after 100.
+ *    GC and the DOM node count, after sign-in, after 10 runs, at the chat's bound (60) and after 100.
  *
  * BENCH_QUICK=1: 3 loads per page and 20 runs (a smoke run).
  */
@@ -21,6 +21,8 @@ const PORT = 3971;
 const QUICK = process.env.BENCH_QUICK === '1';
 const LOADS = QUICK ? 3 : 15;
 const RUNS = QUICK ? 20 : 100;
+/** The chat keeps this many entries (src/console/screens/chat/transcript.ts MAX_ENTRIES): past it, the page should stop growing. */
+const CHAT_BOUND = 60;
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 interface Loaded {
@@ -124,12 +126,13 @@ export async function run(): Promise<void> {
     const runStarted = performance.now();
     for (let i = 1; i <= RUNS; i++) {
       await chatRun(page, `What is ${i}*7?`);
-      if (i === 10 || i === RUNS) memory.push({ runs: i, ...(await pageMemory(page)) });
+      if (i === 10 || i === CHAT_BOUND || i === RUNS) memory.push({ runs: i, ...(await pageMemory(page)) });
     }
     const runSeconds = (performance.now() - runStarted) / 1000;
     await context.close();
 
     const [start, ten, last] = [memory[0]!, memory[1]!, memory[memory.length - 1]!];
+    const atBound = memory.find((m) => m.runs === CHAT_BOUND);
     console.log(`\nconsole benchmark${QUICK ? ' (BENCH_QUICK=1: a smoke run)' : ''}: Debian chromium, ${LOADS} cold loads per page alternated, ${RUNS} runs streamed in one page\n`);
     console.log('1. bytes on first load (gzip level 6)');
     console.log(`   console, sign-in page:        JS ${kib(first.js)} + CSS ${kib(first.css)} = ${kib(first.js + first.css)} in ${first.files} files`);
@@ -143,6 +146,7 @@ export async function run(): Promise<void> {
     console.log(`3. memory of one page streaming ${RUNS} runs (${round(runSeconds, 1)} s, ${round(RUNS / runSeconds, 1)} runs/s through the UI)`);
     for (const m of memory) console.log(`   after ${String(m.runs).padStart(3)} runs: JS heap ${m.heapKiB} KiB, ${m.nodes} DOM nodes`);
     console.log(`   growth per run, 10 → ${RUNS}: ${round((last.heapKiB - ten.heapKiB) / (RUNS - 10), 2)} KiB heap, ${round((last.nodes - ten.nodes) / (RUNS - 10), 1)} DOM nodes`);
+    if (atBound) console.log(`   growth per run past the chat's bound, ${CHAT_BOUND} → ${RUNS}: ${round((last.heapKiB - atBound.heapKiB) / (RUNS - CHAT_BOUND), 2)} KiB heap, ${round((last.nodes - atBound.nodes) / (RUNS - CHAT_BOUND), 1)} DOM nodes`);
     console.log(`   heap after ${RUNS} runs / after sign-in: ${round(last.heapKiB / start.heapKiB, 2)}`);
   } finally {
     await browser?.close();
