@@ -4,6 +4,7 @@ import { chromiumInstalled } from './support/chromium.js';
 import { startStack, type Stack } from './support/stack.js';
 import { openConsole, screenshot, showScreen, signIn } from './support/console.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { createDatabase } from './support/database.js';
 
 /**
  * The console's account and admin screens (DESIGN §17–§19) in Chromium against built web and
@@ -13,11 +14,14 @@ import { WebhookReceiver } from './support/webhook-receiver.js';
 let stack: Stack;
 let receiver: WebhookReceiver;
 let browser: Awaited<ReturnType<typeof import('./support/browser.js').headlessChromium>>;
+let database: Awaited<ReturnType<typeof createDatabase>>;
 
 beforeAll(async () => {
   if (!chromiumInstalled) return;
   receiver = await WebhookReceiver.start();
-  stack = await startStack();
+  // The admin screens show every user's runs, usage and audit entries: a database of its own keeps other files' out.
+  database = await createDatabase();
+  stack = await startStack({ env: { DATABASE_URL: database.url } });
   const { headlessChromium } = await import('./support/browser.js');
   browser = await headlessChromium();
 }, 90_000);
@@ -26,6 +30,7 @@ afterAll(async () => {
   await browser.close();
   await stack.stop();
   await receiver.close();
+  await database.drop();
 });
 
 /** A background run as `key`, waited for until it is final. */
