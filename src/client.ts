@@ -1,5 +1,5 @@
-import { createParser } from 'eventsource-parser';
-import { parseEvent, type RunEvent } from './shared/events.js';
+import { readEvents } from './shared/event-stream.js';
+import type { RunEvent } from './shared/events.js';
 
 /** A small client of the platform's HTTP API, used by agentctl's run and inject commands. */
 export class PlatformClient {
@@ -27,9 +27,7 @@ export class PlatformClient {
   async run(mode: 'react' | 'dag', body: Record<string, unknown>, onEvent: (event: RunEvent) => void): Promise<void> {
     const res = await fetch(`${this.baseUrl}/api/${mode}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) });
     if (!res.ok || !res.body) throw await this.failure(res);
-    const parser = createParser({ onEvent: (message) => onEvent(parseEvent(message.event ?? 'message', message.data)) });
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+    await readEvents(res, ({ event }) => onEvent(event));
   }
 
   async inject(conversationId: string, content: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { readEvents, type StreamedEvent } from '../../stream';
+import { readEvents, type StreamedEvent } from '../../../shared/event-stream.js';
 import { apiFailure, ApiError } from '../../session';
 import { FINAL_RUN_STATUSES } from '../../../shared/run-statuses.js';
 import { isAfter } from './transcript';

@@ -1,6 +1,6 @@
 import { Table, ErrorNotice } from '../../ui/parts';
 import { useAction } from '../../ui/async';
-import { Citations, Images } from './messages';
+import { Citations, Images } from '../../ui/attachments';
 import type { PlanNodeView, RunItem, RunView } from './transcript';
 
 export type Decide = (runId: string, callId: string, decision: 'approve' | 'reject') => Promise<void>;

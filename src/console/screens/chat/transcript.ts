@@ -1,6 +1,7 @@
 import type { Citation, EventData, RunEvent, Usage } from '../../../shared/events.js';
 import type { FinalRunStatus, RunMode, RunStatus } from '../../../shared/run-statuses.js';
-import type { StreamedEvent } from '../../stream';
+import type { StreamedEvent } from '../../../shared/event-stream.js';
+import type { ImageRef } from '../../ui/attachments';
 
 /**
  * The chat's transcript as plain data, and the pure reducer that folds a run's events into it.
@@ -11,14 +12,6 @@ import type { StreamedEvent } from '../../stream';
 export const MAX_ENTRIES = 60;
 /** A run keeps its last this many steps (thoughts, tool calls, …); the answer and the plan are always kept. */
 export const MAX_RUN_ITEMS = 150;
-
-export interface ImageRef {
-  id?: string;
-  filename: string;
-  /** A blob: URL of the picked file, for this page's life only. */
-  previewUrl?: string;
-  deleted?: boolean;
-}
 
 export interface HistoryMessage {
   kind: 'message';

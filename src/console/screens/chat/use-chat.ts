@@ -5,12 +5,13 @@ import { useConsole } from '../../context';
 import { navigate } from '../../router';
 import { apiFailure } from '../../session';
 import { asError } from '../../ui/async';
-import type { StreamedEvent } from '../../stream';
+import type { StreamedEvent } from '../../../shared/event-stream.js';
 import type { RunMode } from '../../../shared/run-statuses.js';
 import { emptyUsage } from '../../../shared/events.js';
 import { followRun, startRun } from './follow';
 import { clearInFlight, loadInFlight, saveInFlight } from './storage';
-import { applyStreamed, emptyTranscript, MAX_ENTRIES, newRun, transcriptReducer, type Entry, type ImageRef, type RunView } from './transcript';
+import { applyStreamed, emptyTranscript, MAX_ENTRIES, newRun, transcriptReducer, type Entry, type RunView } from './transcript';
+import type { ImageRef } from '../../ui/attachments';
 
 type Message = components['schemas']['Message'];
 type RunRecord = components['schemas']['Run'];

@@ -8,6 +8,7 @@ import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, LoadedView, Screen, When } from '../../ui/parts';
 import { ConfirmButton } from '../../ui/confirm';
 import { useAgentNames } from './agent-names';
+import { Citations, Images } from '../../ui/attachments';
 import '../builder/builder.css';
 import './conversations.css';
 
@@ -117,16 +118,8 @@ function MessageItem({ message }: { message: Message }) {
         <When at={message.created_at} />
       </header>
       <div class="content">{message.content || <span class="muted">(no text)</span>}</div>
-      {message.attachments.length > 0 && (
-        <p class="muted">
-          Images: {message.attachments.map((file) => (file.deleted ? `${file.filename} (deleted)` : file.filename)).join(', ')}
-        </p>
-      )}
-      {message.citations.length > 0 && (
-        <p class="muted">
-          Sources: {message.citations.map((c) => (c.page === null ? c.document_name : `${c.document_name} p. ${c.page}`)).join(', ')}
-        </p>
-      )}
+      <Images images={message.attachments} />
+      <Citations citations={message.citations} />
     </li>
   );
 }
