@@ -2,22 +2,17 @@ import createClient from 'openapi-fetch';
 import type { paths } from './api/schema';
 import { describeFailure, type Session } from './session';
 
-const AUTH_PATHS = new Set(['/api/auth/login', '/api/auth/refresh']);
-
 /**
- * fetch with the session's access token. A 401 refreshes the session once and retries; when the
- * refresh is refused the session ends and the console returns to sign-in.
+ * fetch with the session's access token. A 401 refreshes the session once and retries; a refused
+ * refresh ends the session (Session.refresh), and the console returns to sign-in. (Sign-in and refresh
+ * themselves go straight to fetch: src/console/session.ts.)
  */
 export function authorizedFetch(session: Session): (request: Request) => Promise<Response> {
   return async (request) => {
-    if (AUTH_PATHS.has(new URL(request.url).pathname)) return fetch(request);
     const retry = request.clone();
     const res = await fetch(withToken(request, session.accessToken));
     if (res.status !== 401) return res;
-    if (!(await session.refresh())) {
-      if (session.user) session.signOut('expired');
-      return res;
-    }
+    if (!(await session.refresh())) return res;
     return fetch(withToken(retry, session.accessToken));
   };
 }

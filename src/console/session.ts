@@ -67,7 +67,10 @@ export class Session {
 
   private async exchange(): Promise<boolean> {
     const refreshToken = this.storage.getItem(REFRESH_KEY);
-    if (!refreshToken) return false;
+    if (!refreshToken) {
+      if (this.user) this.signOut('expired');
+      return false;
+    }
     const res = await fetch('/api/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refreshToken }) }).catch(() => undefined);
     if (!res?.ok) {
       // A network failure keeps the refresh token for the next try; a refusal ends the session.
