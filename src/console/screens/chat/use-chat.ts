@@ -205,11 +205,9 @@ export function useChat(routeConversationId: string | undefined) {
     await must(api.POST('/api/runs/{id}/approvals', { params: { path: { id: runId } }, body: { call_id: callId, decision } }));
     const key = transcript.entries.find((entry) => entry.kind === 'run' && entry.run.runId === runId)?.key;
     if (!key) return;
-    dispatch({
-      type: 'update',
-      key,
-      change: (run) => ({ ...run, items: run.items.map((item) => (item.kind === 'approval' && item.callId === callId && !item.decision ? { ...item, decision } : item)) }),
-    });
+    // The stream's `resumed` may have marked the call 'decided' before this answer came back: this page's own decision says more.
+    const undecided = (item: RunView['items'][number]): item is Extract<RunView['items'][number], { kind: 'approval' }> => item.kind === 'approval' && item.callId === callId && (!item.decision || item.decision === 'decided');
+    dispatch({ type: 'update', key, change: (run) => ({ ...run, items: run.items.map((item) => (undecided(item) ? { ...item, decision } : item)) }) });
   };
 
   return { transcript, conversation, agentId, setAgentId, mode, setMode, activeRun, reconnecting, error, loadingHistory, send, inject, cancel, decide, loadOlder };
