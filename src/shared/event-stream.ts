@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { parseEvent, type RunEvent } from '../shared/events.js';
+import { parseEvent, type RunEvent } from './events.js';
 
 /** One event of a run's stream with its id, the resume point for `Last-Event-ID`. */
 export interface StreamedEvent {
@@ -10,7 +10,8 @@ export interface StreamedEvent {
 /**
  * Reads a run's server-sent events from a fetch response as they arrive (the run endpoints are
  * POSTs, which EventSource cannot make), each parsed into the typed union the workers publish.
- * Resolves when the stream ends; a stream cut by `signal` resolves too.
+ * Resolves when the stream ends; a stream cut by `signal` resolves too. The console and agentctl read
+ * runs through it.
  */
 export async function readEvents(res: Response, onEvent: (streamed: StreamedEvent) => void, signal?: AbortSignal): Promise<void> {
   if (!res.body) return;
