@@ -323,17 +323,18 @@ export class RunExecutor {
   }
 
   /**
-   * The run waits for a person (DESIGN §11): `status: waiting`, then its row `waiting` with the
-   * checkpoint to resume from (and the run.waiting webhook). The job is then delayed until the
-   * deadline: no worker slot, no lock.
+   * The run waits for a person (DESIGN §11): its row `waiting` with the checkpoint to resume from
+   * (and the run.waiting webhook), then `status: waiting`, so a read right after the event finds the
+   * row waiting (DESIGN §21). The job is then delayed until the deadline: no worker slot, no lock.
    */
   private async park(ctx: RunContext, awaiting: AwaitingApproval): Promise<ExecutionResult> {
     const { run, usage } = ctx;
     await ctx.claimed;
-    void ctx.publish('status', { status: 'waiting' });
     await ctx.flush();
-    // The checkpoint follows every event of the step, so the resumed run numbers its events after them.
+    // Numbered before the checkpoint, so the resumed run numbers its events after it.
+    const waiting = ctx.number('status', { status: 'waiting' });
     const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)) });
+    await ctx.publishNumbered(waiting);
     this.deliver(deliveries);
     ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString() }, 'run waiting for approval');
     return { next: 'wait', ref: refOf(run), untilMs: awaiting.deadlineMs };

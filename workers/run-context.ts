@@ -5,7 +5,7 @@ import { timeOutcome, toolLabel, type Metrics } from '../src/metrics/registry.js
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
 import { emptyUsage, type Citation, type EventData, type EventType, type Usage } from '../src/shared/events.js';
-import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
+import type { BreakpointState, OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { InjectPayload } from '../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../src/shared/model-settings.js';
 import { runTool } from './tools/registry.js';
@@ -121,6 +121,15 @@ export class RunContext {
 
   publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
     return this.parts.events.publish(type, data, scope);
+  }
+
+  /** An event numbered now, sent after the row that records its state (RunEvents.number). */
+  number<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): OutgoingEvent {
+    return this.parts.events.number(type, data, scope);
+  }
+
+  publishNumbered(event: OutgoingEvent): Promise<void> {
+    return this.parts.events.publishNumbered(event);
   }
 
   setScope(scope: string, seq: number): void {

@@ -54,13 +54,28 @@ export class RunEvents {
 
   /** Numbers the event in its scope and queues it; resolves at once unless too many are waiting. */
   publish<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): Promise<void> {
+    return this.enqueue(this.number(type, data, scope));
+  }
+
+  /**
+   * Numbers an event now and leaves it to `publishNumbered` later: an event that announces a state goes out
+   * only once the row that records it is committed (DESIGN §21), while a checkpoint written before
+   * that already counts it, so the resumed run numbers its events after it.
+   */
+  number<T extends EventType>(type: T, data: EventData<T>, scope = MAIN_SCOPE): OutgoingEvent {
     if (scope !== END_SCOPE && ++this.counted > this.maxEvents) {
       throw new RunFailure('run_max_events', `The run reached RUN_MAX_EVENTS (${this.maxEvents} events)`);
     }
     const key = this.scopeKey(scope);
     const seq = (this.seqs[key] ?? 0) + 1;
     this.seqs[key] = seq;
-    return this.enqueue({ type, data: JSON.stringify(data), scope: key, seq });
+    return { type, data: JSON.stringify(data), scope: key, seq };
+  }
+
+  /** Sends an event numbered earlier (`number`) and waits for it and everything before it. */
+  publishNumbered(event: OutgoingEvent): Promise<void> {
+    this.pending.push(event);
+    return this.flush();
   }
 
   /** An event outside the numbering (`status: resumed`): always appended. */
