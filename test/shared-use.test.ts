@@ -78,8 +78,9 @@ const headLines = (method: string, path: string, headers: Record<string, string 
   [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), ''].join('\r\n');
 
 /** A multipart upload's start: the head of a `file` part and the first 1 KB of a PNG, announcing `length` bytes in all. */
+let pngStart: Promise<Buffer> | undefined;
 async function uploadStart(token: string, length = 5_000_000) {
-  const image = await png(64, 64);
+  const image = await (pngStart ??= png(64, 64));
   const partHead = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`;
   const head = headLines('POST', '/api/files', { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': length });
   return { head, body: Buffer.concat([Buffer.from(partHead), image.subarray(0, 1024)]) };
@@ -146,10 +147,11 @@ describe('no user can stall another (DESIGN §21)', () => {
   it("a user's stalled uploads take that user's slots only, and the idle timeout gives them back", async () => {
     const [a, b] = idleUsers;
     const filesBefore = await filesOf(idleApp, a.user.id);
-    const stalled = [await stalledUpload(idleApp, idleServer, a.token), await stalledUpload(idleApp, idleServer, a.token)];
-    // A byte now and then keeps them in progress (well within the idle timeout) until this test has looked; then they stall.
+    // A byte now and then (well within the idle timeout) keeps each in progress until this test has looked; then they stall.
+    const stalled: Awaited<ReturnType<typeof stalledUpload>>[] = [];
     const drip = setInterval(() => stalled.forEach((request) => request.socket.write(Buffer.from([0x2a]))), IDLE_MS / 10);
     try {
+      for (let i = 0; i < 2; i++) stalled.push(await stalledUpload(idleApp, idleServer, a.token));
       const third = await uploadAs(idleApp, a.token);
       expect(third.status).toBe(429);
       expect(third.body).toEqual({ error: 'rate_limited', message: expect.stringContaining('UPLOADS_PER_USER') });
