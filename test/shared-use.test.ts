@@ -144,7 +144,7 @@ describe('no user can stall another (DESIGN §21)', () => {
     expect((await uploadAs(app, b.token)).status).toBe(201);
   });
 
-  it("a user's stalled uploads take that user's slots only, and the idle timeout gives them back", async () => {
+  it("a user's stalled uploads take that user's slots only (/v1 inline images too), and the idle timeout gives them back", async () => {
     const [a, b] = idleUsers;
     const filesBefore = await filesOf(idleApp, a.user.id);
     // A byte now and then (well within the idle timeout) keeps each in progress until this test has looked; then they stall.
@@ -156,6 +156,13 @@ describe('no user can stall another (DESIGN §21)', () => {
       expect(third.status).toBe(429);
       expect(third.body).toEqual({ error: 'rate_limited', message: expect.stringContaining('UPLOADS_PER_USER') });
       expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // An OpenAI client's inline image takes the same slots.
+      const url = `data:image/png;base64,${(await png(8, 8)).toString('base64')}`;
+      const content = [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url } }];
+      const inline = await idleApp.request('POST', '/v1/chat/completions', { token: a.token, body: { model: 'agent:default', messages: [{ role: 'user', content }] } });
+      expect(inline.status).toBe(429);
+      expect(inline.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', message: expect.stringContaining('UPLOADS_PER_USER') });
+      expect(inline.headers.get('retry-after')).toBeTruthy();
       expect((await uploadAs(idleApp, b.token)).status).toBe(201);
     } finally {
       clearInterval(drip);
