@@ -6,7 +6,6 @@ import { MAX_JSON_DEPTH } from './validation.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
@@ -58,8 +57,9 @@ export async function parseJsonText(text: string): Promise<unknown> {
 }
 
 /**
- * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once the credential is checked (src/http/route.ts), so an
- * unauthenticated body is never read. Multipart uploads are left on the stream for the route.
+ * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once
+ * the credential is checked (src/http/route.ts), so an unauthenticated body is never read.
+ * Multipart uploads are left on the stream for the route.
  */
 export function jsonBody(limitFor: (path: string) => number, idleMs: number): BodyReader {
   return async (ctx) => {
