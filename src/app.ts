@@ -2,8 +2,9 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Services } from './services.js';
 import { mountRoutes, type AppState, type Route } from './http/route.js';
-import { errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
-import { jsonBody } from './http/body.js';
+import { closeUnreadBodies, errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
+import { jsonBody, type BodyReader } from './http/body.js';
+import type { Config } from './config.js';
 import { speaksOpenAi } from './http/openai-errors.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
@@ -63,7 +64,14 @@ export function apiRoutes(services: Services): Route[] {
 
 /** The routers serving the API; tests walk their layers to feed every route hostile input. */
 export function apiRouters(services: Services): Router[] {
-  return [mountRoutes(apiRoutes(services), services.authenticator, services.rateLimiter) as unknown as Router];
+  return [mountRoutes(apiRoutes(services), services.authenticator, services.rateLimiter, bodyReader(services.config)) as unknown as Router];
+}
+
+/** JSON bodies, read by each route once its credential is checked (DESIGN §21). */
+function bodyReader(config: Config): BodyReader {
+  // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
+  const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
+  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes), config.bodyIdleTimeoutMs);
 }
 
 export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {
@@ -82,12 +90,10 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.use(securityHeaders());
   const cors = corsFor(config.corsOrigins);
   if (cors) app.use(cors);
+  app.use(closeUnreadBodies());
   app.use(errorResponses());
-  // The queue dashboard reads its own request bodies (bull-board's actions, the login form), so it comes before JSON parsing.
-  app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
-  // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
-  const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
-  app.use(jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes)));
+  // The queue dashboard reads its own request bodies (bull-board's actions, the login form) once it has a credential.
+  app.use(queueDashboard({ ...services, jwtSecret: config.jwt.secret, issuer: config.jwt.issuer, runQueue: services.queue, bodyIdleTimeoutMs: config.bodyIdleTimeoutMs }));
   app.use(methodsAllowed(routers));
   for (const router of routers) app.use(router.routes());
   return app;

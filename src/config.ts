@@ -88,6 +88,7 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_URL: v.optional(url(['http', 'https'])),
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
+  BODY_IDLE_TIMEOUT_MS: v.optional(intFrom(100, 600_000), '10000'),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
@@ -116,6 +117,7 @@ const EnvSchema = v.object({
   IMAGE_MAX_SIDE: v.optional(intFrom(16, 16_384), '2048'),
   IMAGE_MAX_PIXELS: v.optional(intFrom(1, 1_000_000_000), '50000000'),
   IMAGE_CONCURRENCY: v.optional(intFrom(1, 64), '2'),
+  UPLOADS_PER_USER: v.optional(intFrom(1, 1000), '2'),
   TRUST_PROXY_HOPS: v.optional(intFrom(0, 10)),
   DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
   WEB_DATABASE_POOL_MAX: v.optional(intFrom(1, 1000)),
@@ -164,6 +166,8 @@ export interface FilesConfig {
   imageMaxPixels: number;
   /** Images decoded at once per process; uploads beyond four times this many waiting → 429. */
   imageConcurrency: number;
+  /** Uploads in progress at once per user (multipart and /v1 inline images alike), under the per-process bound; more → 429. */
+  uploadsPerUser: number;
 }
 
 export interface Config {
@@ -208,6 +212,8 @@ export interface Config {
   admin?: { email: string; password: string };
   logLevel: string;
   bodyLimitBytes: number;
+  /** DESIGN §21: a request body that sends nothing for this long is dropped (408) and what it held is returned. */
+  bodyIdleTimeoutMs: number;
   /** DESIGN §18: requests per minute of credentials whose key and user set no `rate_limit_rpm`; null = not limited. */
   defaultRateLimitRpm: number | null;
   runs: {
@@ -354,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
     defaultRateLimitRpm: e.DEFAULT_RATE_LIMIT_RPM ?? null,
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,
@@ -375,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
       imageMaxSide: e.IMAGE_MAX_SIDE,
       imageMaxPixels: e.IMAGE_MAX_PIXELS,
       imageConcurrency: e.IMAGE_CONCURRENCY,
+      uploadsPerUser: e.UPLOADS_PER_USER,
     },
     kbDocumentMaxBytes: e.KB_DOCUMENT_MAX_BYTES,
     knowledge: {

@@ -17,7 +17,8 @@ let token: string;
 let userId: string;
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { IMAGE_MAX_SIDE: String(MAX_SIDE), FILE_MAX_BYTES: '300000', FILE_QUOTA_BYTES: String(QUOTA) } });
+  // Six uploads of one user race for the quota below: they all need a slot (UPLOADS_PER_USER is tested in test/shared-use.test.ts).
+  app = await startTestApp({ env: { IMAGE_MAX_SIDE: String(MAX_SIDE), FILE_MAX_BYTES: '300000', FILE_QUOTA_BYTES: String(QUOTA), UPLOADS_PER_USER: '8' } });
   const user = await app.signedInUser();
   token = user.token;
   userId = user.user.id;

@@ -13,7 +13,8 @@ import type { Models } from '../db/models.js';
 import type { AuditLog } from '../audit/log.js';
 import { actorOf } from '../http/actor.js';
 import type { AppContext, AppState } from '../http/route.js';
-import { AppError, AuthError } from '../shared/errors.js';
+import { AppError, AuthError, RequestTimeoutError } from '../shared/errors.js';
+import { boundedBodyRead } from '../http/body-guard.js';
 
 /** Where the BullMQ dashboard (bull-board) is served, for a browser (DESIGN §9). */
 export const DASHBOARD_PATH = '/admin/queues';
@@ -29,6 +30,8 @@ export interface DashboardDeps {
   audit: AuditLog;
   jwtSecret: string;
   issuer: string;
+  /** BODY_IDLE_TIMEOUT_MS: the login form's body is given up when it stalls. */
+  bodyIdleTimeoutMs: number;
   /**
    * Run jobs are read-only here (runs are cancelled through the API, which keeps the run protocol),
    * and so are webhook deliveries (redelivered through the API, under the same webhook-id); ingestion jobs may be retried.
@@ -98,7 +101,7 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
   }
 
   async function login(ctx: AppContext): Promise<void> {
-    const token = await credentialFromForm(ctx);
+    const token = await credentialFromForm(ctx, deps.bodyIdleTimeoutMs);
     let principal: Principal;
     try {
       principal = await deps.authenticator.authenticate(token);
@@ -172,11 +175,13 @@ function loginPage(ctx: AppContext, status: number, message?: string): void {
 }
 
 /** The credential from the login form (urlencoded) or a JSON body `{token}`; bounded. */
-async function credentialFromForm(ctx: AppContext): Promise<string | undefined> {
+async function credentialFromForm(ctx: AppContext, idleMs: number): Promise<string | undefined> {
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, encoding: 'utf8' });
-  } catch {
+    const length = ctx.get('content-length') || undefined;
+    text = await boundedBodyRead(ctx.req, idleMs, () => getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, encoding: 'utf8', length }));
+  } catch (err) {
+    if (err instanceof RequestTimeoutError) throw err;
     return undefined;
   }
   if (ctx.is('json')) {

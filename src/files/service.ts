@@ -31,11 +31,13 @@ export function cleanFilename(raw: string, contentType: ImageType): string {
 /**
  * A user's files (DESIGN §15): images only, the type read from the bytes, within FILE_MAX_BYTES
  * and the user's FILE_QUOTA_BYTES. The quota is one row per user, reserved by the statement that
- * records the file, so two uploads at once cannot both pass it. Uploads in progress per process
- * are bounded (each holds its bytes in memory): past the bound → 429.
+ * records the file, so two uploads at once cannot both pass it. Uploads in progress are bounded
+ * (each holds its bytes in memory) per user (UPLOADS_PER_USER) and per process: past either → 429.
+ * A slot is held from before the body is read until the upload ends, however it ends.
  */
 export class FileService {
   private inFlight = 0;
+  private readonly inFlightByUser = new Map<string, number>();
 
   constructor(
     private readonly knex: Knex,
@@ -51,8 +53,7 @@ export class FileService {
 
   /** Stores an upload read by `read` (the request body), once the user has room and the process a slot. */
   async upload(userId: string, read: () => Promise<IncomingFile>): Promise<StoredFile> {
-    if (this.inFlight >= this.images.limits.concurrency * 4) throw new RateLimitedError('Too many uploads are in progress; retry shortly', 1);
-    this.inFlight++;
+    const release = this.takeSlot(userId);
     try {
       // A user already at the quota is refused before the body is read.
       if ((await this.usedBytes(userId)) >= this.config.quotaBytes) throw this.overQuota();
@@ -62,8 +63,24 @@ export class FileService {
       });
       return await this.record(userId, incoming, image);
     } finally {
-      this.inFlight--;
+      release();
     }
+  }
+
+  /** One upload slot of the user's and of the process's, or 429; the returned function gives both back. */
+  private takeSlot(userId: string): () => void {
+    const mine = this.inFlightByUser.get(userId) ?? 0;
+    const { uploadsPerUser } = this.config;
+    if (mine >= uploadsPerUser) throw new RateLimitedError(`You already have ${uploadsPerUser} uploads in progress (UPLOADS_PER_USER); retry when one ends`, 1, 'uploads per user');
+    if (this.inFlight >= this.images.limits.concurrency * 4) throw new RateLimitedError('Too many uploads are in progress; retry shortly', 1);
+    this.inFlight++;
+    this.inFlightByUser.set(userId, mine + 1);
+    return () => {
+      this.inFlight--;
+      const left = (this.inFlightByUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.inFlightByUser.set(userId, left);
+      else this.inFlightByUser.delete(userId);
+    };
   }
 
   private async record(userId: string, incoming: IncomingFile, image: InspectedImage): Promise<StoredFile> {

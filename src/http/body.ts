@@ -1,11 +1,10 @@
 import getRawBody from 'raw-body';
-import type { Middleware } from 'koa';
-import type { AppState } from './route.js';
-import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
+import type { AppContext } from './route.js';
+import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
+import { boundedBodyRead } from './body-guard.js';
 import { MAX_JSON_DEPTH } from './validation.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
 export function jsonDepthExceeds(text: string, limit: number): boolean {
@@ -24,41 +23,50 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   return false;
 }
 
+/** Reads a request's body into ctx.state.body, or leaves it (no body, a multipart upload); throws DESIGN §4's errors. */
+export type BodyReader = (ctx: AppContext) => Promise<void>;
+
+/** The body's text, within `limitBytes` (413 from Content-Length at once) and BODY_IDLE_TIMEOUT_MS (408). */
+async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number): Promise<string> {
+  try {
+    return await boundedBodyRead(ctx.req, idleMs, () => getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.get('content-length') || undefined }));
+  } catch (err) {
+    if (err instanceof RequestTimeoutError) throw err;
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') throw new PayloadTooLargeError(`Request body exceeds ${limitBytes} bytes`);
+    throw new ValidationError([{ loc: ['body'], msg: 'Request body could not be read', type: 'body_unreadable', input: null }]);
+  }
+}
+
 /**
- * Reads JSON bodies into ctx.state.body with a size limit. Multipart uploads are left on the
- * stream for the route that wants them. Malformed JSON → 422 json_invalid (FastAPI's shape).
+ * JSON text to a value: the one place a body is parsed (CPU work on request data, DESIGN §21, so
+ * it may move off the event loop here). Too deep or malformed → 422 json_invalid (FastAPI's shape).
  */
-export function jsonBody(limitFor: (path: string) => number): Middleware<AppState> {
-  return async (ctx, next) => {
-    if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return next();
-    const limitBytes = limitFor(ctx.path);
-    let text: string;
-    try {
-      text = await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.get('content-length') || undefined });
-    } catch (err) {
-      const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') throw new PayloadTooLargeError(`Request body exceeds ${limitBytes} bytes`);
-      throw new ValidationError([{ loc: ['body'], msg: 'Request body could not be read', type: 'body_unreadable', input: null }]);
-    }
-    if (text.length === 0) return next();
-    if (ctx.get('content-type') && !ctx.is('json')) {
-      // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".
-      ctx.state.body = text;
-      return next();
-    }
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-      throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
-    }
-    try {
-      ctx.state.body = JSON.parse(text);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : 'invalid JSON';
-      const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
-      throw new ValidationError([
-        { loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } },
-      ]);
-    }
-    return next();
+export async function parseJsonText(text: string): Promise<unknown> {
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+    throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : 'invalid JSON';
+    const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+    throw new ValidationError([{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }]);
+  }
+}
+
+/**
+ * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once
+ * the credential is checked (src/http/route.ts), so an unauthenticated body is never read.
+ * Multipart uploads are left on the stream for the route.
+ */
+export function jsonBody(limitFor: (path: string) => number, idleMs: number): BodyReader {
+  return async (ctx) => {
+    if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return;
+    const text = await bodyText(ctx, limitFor(ctx.path), idleMs);
+    if (text.length === 0) return;
+    // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".
+    ctx.state.body = ctx.get('content-type') && !ctx.is('json') ? text : await parseJsonText(text);
   };
 }

@@ -42,6 +42,18 @@ export function securityHeaders(): Middleware<AppState> {
   };
 }
 
+/**
+ * A request answered before its body was read whole (refused credential, 413 from Content-Length,
+ * idle body, no route) closes its connection once answered (DESIGN §21): draining a body nobody
+ * wants would let a client that announced 20 MB hold the web as long as it likes.
+ */
+export function closeUnreadBodies(): Middleware<AppState> {
+  return async (ctx, next) => {
+    await next();
+    if (!ctx.req.complete && !ctx.headerSent && ctx.respond !== false) ctx.set('Connection', 'close');
+  };
+}
+
 const HTTP_CODES: Record<number, string> = { 400: 'bad_request', 405: 'method_not_allowed' };
 
 /** A Postgres or Redis failure as the client should see it: saturation → 429, unreachable → 503, both with Retry-After. */

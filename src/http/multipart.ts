@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
+import { boundedBodyRead } from './body-guard.js';
 
 export interface UploadedFile {
   filename: string;
@@ -16,13 +17,22 @@ export interface SingleFileOptions {
   field?: string;
   /** What the file is, for the 413 message. */
   noun?: string;
+  /** BODY_IDLE_TIMEOUT_MS: a body silent this long, or cut off by its client, is given up (408). */
+  idleMs: number;
 }
 
 /** File parts a body may carry before it is refused outright (one is read; a second is an error). */
 const MAX_FILE_PARTS = 10;
 
-/** Reads a multipart/form-data body with exactly one file, refusing it past `maxBytes` (413). */
-export function readSingleFile(ctx: Context, maxBytes: number, { field, noun = 'file' }: SingleFileOptions = {}): Promise<UploadedFile> {
+/**
+ * Reads a multipart/form-data body with exactly one file, refusing it past `maxBytes` (413), and
+ * giving it up when it stalls or its client leaves (408), so it never keeps its caller waiting.
+ */
+export function readSingleFile(ctx: Context, maxBytes: number, { field, noun = 'file', idleMs }: SingleFileOptions): Promise<UploadedFile> {
+  return boundedBodyRead(ctx.req, idleMs, () => parseSingleFile(ctx, maxBytes, field, noun));
+}
+
+function parseSingleFile(ctx: Context, maxBytes: number, field: string | undefined, noun: string): Promise<UploadedFile> {
   const part = field ? `a "${field}" part` : 'a file part';
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;

@@ -6,6 +6,7 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { authorize, credentialOf, type AccessRule } from '../auth/guard.js';
 import { parseInput } from './validation.js';
 import type { RateLimiter } from '../limits/rate-limits.js';
+import type { BodyReader } from './body.js';
 
 /** What every request carries through the middleware (typed, so nothing downstream casts). */
 export interface AppState {
@@ -113,11 +114,29 @@ function declaredHeaders(ctx: Context, schema: Schema | undefined): Record<strin
   return Object.fromEntries(Object.keys(entries).flatMap((name) => (ctx.get(name) ? [[name, ctx.get(name)]] : [])));
 }
 
-async function principalFor(ctx: AppContext, access: Access, authenticator: Authenticator): Promise<Principal | undefined> {
-  if (access === 'public') return undefined;
+async function principalFor(ctx: AppContext, access: AccessRule, authenticator: Authenticator): Promise<Principal> {
   const principal = await authenticator.authenticate(credentialOf(ctx, access));
   authorize(principal, access);
   ctx.state.principal = principal;
+  return principal;
+}
+
+/**
+ * DESIGN §21: the credential is checked (and counted toward its rate limit) before the body is
+ * read, so nobody without one can make the web hold a body. Only a route that takes its credential
+ * in the body (`bodyToken`), asked without an Authorization header, reads the body first (under
+ * the normal body limit: those routes are not /v1's).
+ */
+async function admit(ctx: AppContext, declared: Route, authenticator: Authenticator, readBody: BodyReader, limits?: RateLimiter): Promise<Principal | undefined> {
+  if (declared.auth === 'public') {
+    await readBody(ctx);
+    return undefined;
+  }
+  const bodyFirst = declared.auth.bodyToken === true && !ctx.get('authorization');
+  if (bodyFirst) await readBody(ctx);
+  const principal = await principalFor(ctx, declared.auth, authenticator);
+  if (limits) await limits.admit(principal, (headers) => ctx.set(headers));
+  if (!bodyFirst) await readBody(ctx);
   return principal;
 }
 
@@ -139,15 +158,15 @@ const RATE_LIMITED_PATH = /^\/(api|v1)\/|^\/mcp$/;
 /**
  * A Koa router serving the declared routes. With a `limiter`, every authenticated request on
  * /api/*, /v1/* and /mcp counts toward its credential's rate limit, once it is authorized and
- * before its input is read (a refused request costs no more work).
+ * before its input is read (a refused request costs no more work). `readBody` reads JSON bodies
+ * (src/http/body.ts); without it a route sees none.
  */
-export function mountRoutes(routes: Route[], authenticator: Authenticator, limiter?: RateLimiter): Router<AppState> {
+export function mountRoutes(routes: Route[], authenticator: Authenticator, limiter?: RateLimiter, readBody: BodyReader = async () => {}): Router<AppState> {
   const router = new Router<AppState>();
   for (const declared of routes) {
     const limits = declared.auth !== 'public' && RATE_LIMITED_PATH.test(declared.path) ? limiter : undefined;
     router.register(declared.path, [declared.method], async (ctx: AppContext) => {
-      const principal = await principalFor(ctx, declared.auth, authenticator);
-      if (limits && principal) await limits.admit(principal, (headers) => ctx.set(headers));
+      const principal = await admit(ctx, declared, authenticator, readBody, limits);
       const params = parse(declared.params, { ...(ctx as AppContext & { params: Record<string, string> }).params }, 'path');
       const query = parse(declared.query, { ...ctx.query }, 'query');
       const headers = parse(declared.headers, declaredHeaders(ctx, declared.headers), 'header');

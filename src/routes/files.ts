@@ -14,7 +14,7 @@ const asciiName = (name: string) => name.normalize('NFKD').replace(/[\u0300-\u03
 const attachment = (name: string) => contentDisposition(name, { fallback: asciiName(name) });
 
 /** Files (DESIGN §15): images a user uploads to show models. Scope `chat` (runs attach them); owner only. */
-export function fileRoutes({ files }: Services): Route[] {
+export function fileRoutes({ files, config }: Services): Route[] {
   return [
     route({
       method: 'POST',
@@ -29,7 +29,7 @@ export function fileRoutes({ files }: Services): Route[] {
       handle: async ({ principal, ctx }) => {
         if (!ctx.is('multipart')) throw new UnsupportedMediaTypeError('Send the image as multipart/form-data with one part named "file"');
         const file = await files.upload(principal.user.id, async () => {
-          const upload = await readSingleFile(ctx, files.maxUploadBytes, { field: 'file', noun: 'file' });
+          const upload = await readSingleFile(ctx, files.maxUploadBytes, { field: 'file', noun: 'file', idleMs: config.bodyIdleTimeoutMs });
           return { filename: upload.filename, bytes: upload.bytes };
         });
         return file.toPublic();

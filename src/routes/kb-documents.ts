@@ -12,9 +12,9 @@ const KbPath = v.object({ id: uuidText });
 const DocumentPath = v.object({ id: uuidText, documentId: uuidText });
 
 /** A document arrives as JSON `{name, content}` or as a multipart upload (one file; an optional `name` field). */
-async function readUpload(ctx: AppContext, maxBytes: number): Promise<Upload> {
+async function readUpload(ctx: AppContext, maxBytes: number, idleMs: number): Promise<Upload> {
   if (ctx.is('multipart')) {
-    const file = await readSingleFile(ctx, maxBytes, { noun: 'document' });
+    const file = await readSingleFile(ctx, maxBytes, { noun: 'document', idleMs });
     const { name } = parseInput(v.object({ name: documentName }), { name: file.fields.name || file.filename || '' }, 'body');
     return { name, bytes: file.bytes };
   }
@@ -39,7 +39,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       handle: async ({ principal, params, ctx }) => {
         // Ownership first: an unknown knowledge base answers 404 before the body is read.
         const kb = await knowledge.own(principal.user.id, params.id);
-        const { document, created } = await knowledge.addDocument(kb, await readUpload(ctx, config.kbDocumentMaxBytes));
+        const { document, created } = await knowledge.addDocument(kb, await readUpload(ctx, config.kbDocumentMaxBytes, config.bodyIdleTimeoutMs));
         return new Reply(created ? 202 : 200, document.toPublic());
       },
     }),

@@ -100,6 +100,12 @@ export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'unsupported_media_type';
 }
 
+/** A request body that stopped arriving (BODY_IDLE_TIMEOUT_MS, DESIGN §21), or whose client left before sending it all. */
+export class RequestTimeoutError extends AppError {
+  readonly status = 408;
+  readonly code = 'request_timeout';
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'payload_too_large';
