@@ -87,7 +87,7 @@ export function createApp(services: Services, routers: Router[] = apiRouters(ser
   app.use(queueDashboard({ ...services, jwtSecret: services.config.jwt.secret, issuer: services.config.jwt.issuer, runQueue: services.queue }));
   // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
   const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
-  app.use(jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes)));
+  app.use(jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes), (text) => services.cpu.parseJson(text)));
   app.use(methodsAllowed(routers));
   for (const router of routers) app.use(router.routes());
   return app;

@@ -88,6 +88,8 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_URL: v.optional(url(['http', 'https'])),
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
+  CPU_POOL_THREADS: v.optional(intFrom(1, 64), '2'),
+  CPU_POOL_QUEUE: v.optional(intFrom(1, 100_000), '64'),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
@@ -208,6 +210,8 @@ export interface Config {
   admin?: { email: string; password: string };
   logLevel: string;
   bodyLimitBytes: number;
+  /** DESIGN §21: the web's worker threads for CPU work on request data, and the tasks that may wait for one (more → 429). */
+  cpuPool: { threads: number; queue: number };
   /** DESIGN §18: requests per minute of credentials whose key and user set no `rate_limit_rpm`; null = not limited. */
   defaultRateLimitRpm: number | null;
   runs: {
@@ -354,6 +358,7 @@ export function loadConfig(env: Env = process.env): Config {
     admin: e.ADMIN_EMAIL && e.ADMIN_PASSWORD ? { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD } : undefined,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    cpuPool: { threads: e.CPU_POOL_THREADS, queue: e.CPU_POOL_QUEUE },
     defaultRateLimitRpm: e.DEFAULT_RATE_LIMIT_RPM ?? null,
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,

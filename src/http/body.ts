@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { AppState } from './route.js';
 import { PayloadTooLargeError, ValidationError } from '../shared/errors.js';
 import { MAX_JSON_DEPTH } from './validation.js';
+import { INLINE_JSON_MAX_CHARS } from '../cpu/work.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -28,7 +29,7 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
  * Reads JSON bodies into ctx.state.body with a size limit. Multipart uploads are left on the
  * stream for the route that wants them. Malformed JSON → 422 json_invalid (FastAPI's shape).
  */
-export function jsonBody(limitFor: (path: string) => number): Middleware<AppState> {
+export function jsonBody(limitFor: (path: string) => number, parseJson: (text: string) => unknown = JSON.parse): Middleware<AppState> {
   return async (ctx, next) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return next();
     const limitBytes = limitFor(ctx.path);
@@ -46,13 +47,15 @@ export function jsonBody(limitFor: (path: string) => number): Middleware<AppStat
       ctx.state.body = text;
       return next();
     }
-    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+    // A larger text's nesting is checked by parseJson, off the event loop (DESIGN §21).
+    if (text.length <= INLINE_JSON_MAX_CHARS && jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
       const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
       throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
     }
     try {
-      ctx.state.body = JSON.parse(text);
+      ctx.state.body = await parseJson(text);
     } catch (err) {
+      if (err instanceof ValidationError) throw err;
       const message = err instanceof Error ? err.message : 'invalid JSON';
       const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
       throw new ValidationError([

@@ -6,7 +6,8 @@ import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
 import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError, type ValidationIssue } from '../shared/errors.js';
-import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW, tokensAbove } from '../shared/context-window.js';
+import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW } from '../shared/context-window.js';
+import { inlineCpu, type CpuWork } from '../cpu/work.js';
 import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
@@ -76,6 +77,8 @@ export class RunService {
     private readonly audit: AuditLog,
     private readonly metrics: Metrics,
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
+    /** Where long messages are token-counted: the web's worker threads (DESIGN §21). */
+    private readonly cpu: Pick<CpuWork, 'tokensAbove'> = inlineCpu,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
@@ -157,8 +160,8 @@ export class RunService {
     const maxTokens = asked === undefined ? runAgent?.max_tokens : Math.min(asked, runAgent?.max_tokens ?? asked);
     const { room } = budgetOf(window, maxTokens);
     const issues: ValidationIssue[] = [];
-    for (const [index, text] of texts.entries()) {
-      const tokens = await tokensAbove(text, room);
+    const counts = await this.cpu.tokensAbove(texts, room);
+    for (const [index, tokens] of counts.entries()) {
       if (tokens === undefined) continue;
       const question = index === texts.length - 1;
       issues.push({

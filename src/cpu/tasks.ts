@@ -1,0 +1,29 @@
+import { tokensAbove as countAbove, tokenizer } from '../shared/context-window.js';
+import { jsonDepthExceeds } from '../http/body.js';
+import { MAX_JSON_DEPTH } from '../http/validation.js';
+import { surelyWithin } from './work.js';
+
+/**
+ * The tasks of the web's CPU pool (src/cpu/pool.ts), each run in a worker thread. Exported by
+ * name for piscina; results are plain data (errors as values: a thrown error loses its class).
+ */
+
+// Each thread loads the tokenizer's ranks as it starts, not while a request waits.
+void tokenizer().catch(() => undefined);
+
+export async function tokensAbove({ texts, limit }: { texts: string[]; limit: number }): Promise<(number | undefined)[]> {
+  const counts: (number | undefined)[] = [];
+  for (const text of texts) counts.push(surelyWithin(text, limit) ? undefined : await countAbove(text, limit));
+  return counts;
+}
+
+export type ParsedJson = { value: unknown } | { syntaxError: string } | { tooDeep: true };
+
+export function parseJson(text: string): ParsedJson {
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { tooDeep: true };
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { syntaxError: err instanceof Error ? err.message : 'invalid JSON' };
+  }
+}

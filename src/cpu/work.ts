@@ -1,0 +1,32 @@
+import { tokensAbove } from '../shared/context-window.js';
+
+/**
+ * CPU work the web does on request data (DESIGN §21): counting the tokens of a long history and
+ * parsing a large body. The web runs it on a worker-thread pool (CpuPool) so no request holds its
+ * event loop; processes without a pool (the workers' schedule ticks, in-process tests) run it inline.
+ */
+export interface CpuWork {
+  /** Per text, its token count when that is above `limit`, else undefined. */
+  tokensAbove(texts: string[], limit: number): Promise<(number | undefined)[]>;
+  /**
+   * JSON.parse, a large text off the event loop (where its nesting is checked too: the body
+   * reader checks only texts of at most INLINE_JSON_MAX_CHARS). Malformed text rejects with
+   * JSON.parse's SyntaxError (its message names the position); too deep with a ValidationError.
+   */
+  parseJson(text: string): Promise<unknown>;
+}
+
+/** Bodies up to this many characters are parsed on the event loop: a thread hop costs more than parsing them. */
+export const INLINE_JSON_MAX_CHARS = 256 * 1024;
+
+/** A UTF-16 code unit is at most 3 UTF-8 bytes, and a token at least one byte: such a text is within `limit` uncounted. */
+export const surelyWithin = (text: string, limit: number) => text.length * 3 <= limit;
+
+export const inlineCpu: CpuWork = {
+  tokensAbove: async (texts, limit) => {
+    const counts: (number | undefined)[] = [];
+    for (const text of texts) counts.push(surelyWithin(text, limit) ? undefined : await tokensAbove(text, limit));
+    return counts;
+  },
+  parseJson: async (text) => JSON.parse(text),
+};
