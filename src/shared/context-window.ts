@@ -203,9 +203,17 @@ export function tokenizer(): Promise<TokenCounter> {
   return loading;
 }
 
+function remember(counts: Map<string, number>, key: string, tokens: number): number {
+  if (counts.size >= REMEMBERED_PIECES) counts.clear();
+  counts.set(key, tokens);
+  return tokens;
+}
+
 class BytePairCounter implements TokenCounter {
   private readonly ranks = new Map<string, number>();
+  /** Counts of short pieces by their text, and of long pieces' slices by their bytes (as latin1). */
   private readonly pieceCounts = new Map<string, number>();
+  private readonly sliceCounts = new Map<string, number>();
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
@@ -231,12 +239,14 @@ class BytePairCounter implements TokenCounter {
   private pieceTokens(piece: string): number {
     const known = this.pieceCounts.get(piece);
     if (known !== undefined) return known;
+    if (piece.length <= REMEMBERED_PIECE_CHARS) return remember(this.pieceCounts, piece, this.tokens(this.encoder.encode(piece)).length - 1);
+    // A long piece (a run of one letter, text without spaces) is merged in slices, each remembered by its bytes.
     const bytes = this.encoder.encode(piece);
     let tokens = 0;
-    for (let from = 0; from < bytes.length; from += MAX_PIECE_BYTES) tokens += this.tokens(bytes.subarray(from, from + MAX_PIECE_BYTES)).length - 1;
-    if (piece.length <= REMEMBERED_PIECE_CHARS) {
-      if (this.pieceCounts.size >= REMEMBERED_PIECES) this.pieceCounts.clear();
-      this.pieceCounts.set(piece, tokens);
+    for (let from = 0; from < bytes.length; from += MAX_PIECE_BYTES) {
+      const slice = bytes.subarray(from, from + MAX_PIECE_BYTES);
+      const key = Buffer.from(slice.buffer, slice.byteOffset, slice.length).toString('latin1');
+      tokens += this.sliceCounts.get(key) ?? remember(this.sliceCounts, key, this.tokens(slice).length - 1);
     }
     return tokens;
   }
