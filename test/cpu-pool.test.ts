@@ -26,30 +26,32 @@ const texts = [
 ];
 
 describe('token counting on the pool', () => {
-  it("gives the in-thread tokenizer's counts above the limit, undefined within it", async () => {
+  it("finds the first text above the limit with the in-thread tokenizer's count, as inline counting does", async () => {
     const counter = await tokenizer();
-    for (const limit of [10, 1024, 8192]) {
-      const expected = texts.map((text) => {
-        const tokens = counter.count(text);
-        return tokens > limit ? tokens : undefined;
-      });
-      expect(await pool.tokensAbove(texts, limit)).toEqual(expected);
-      expect(await inlineCpu.tokensAbove(texts, limit)).toEqual(expected);
+    const counts = texts.map((text) => counter.count(text));
+    for (const limit of [3, 10, 1024, 4000, 8192, 100_000]) {
+      const index = counts.findIndex((tokens) => tokens > limit);
+      const expected = index < 0 ? undefined : { index, tokens: counts[index] };
+      expect(await pool.firstAbove(texts, limit), `limit ${limit}`).toEqual(expected);
+      expect(await inlineCpu.firstAbove(texts, limit), `limit ${limit}`).toEqual(expected);
     }
+    for (const [index, text] of texts.entries()) expect(await pool.firstAbove([text], counts[index]! - 1)).toEqual({ index: 0, tokens: counts[index] });
+    expect(await pool.firstAbove([], 10)).toBeUndefined();
   });
 
-  it('answers many concurrent callers each with their own counts', async () => {
+  it('answers many concurrent callers each with their own text', async () => {
     const counter = await tokenizer();
-    const asks = texts.map((text, i) => pool.tokensAbove([text, texts[(i + 1) % texts.length]!], 5));
-    const answers = await Promise.all(asks);
-    answers.forEach((answer, i) => expect(answer).toEqual([counter.count(texts[i]!), counter.count(texts[(i + 1) % texts.length]!)].map((n) => (n > 5 ? n : undefined))));
+    const counts = texts.map((text) => counter.count(text));
+    // Each caller's text is the second of its list, just past its limit; the first (empty) always fits.
+    const answers = await Promise.all(texts.map((text, i) => pool.firstAbove(['', text], counts[i]! - 1)));
+    expect(answers).toEqual(counts.map((tokens) => ({ index: 1, tokens })));
   });
 
   it('refuses work beyond its queue with a 429 and Retry-After, and still serves the rest', async () => {
     const small = new CpuPool({ threads: 1, queue: 1 });
     try {
       const long = 'a b c d e f g '.repeat(20_000);
-      const settled = await Promise.allSettled(Array.from({ length: 6 }, () => small.tokensAbove([long], 10)));
+      const settled = await Promise.allSettled(Array.from({ length: 6 }, () => small.firstAbove([long], 10)));
       const refused = settled.filter((s) => s.status === 'rejected');
       expect(refused.length).toBeGreaterThan(0);
       for (const r of refused) {
@@ -58,9 +60,9 @@ describe('token counting on the pool', () => {
         expect(err.status).toBe(429);
         expect(err.headers).toEqual({ 'Retry-After': '1' });
       }
-      const served = settled.filter((s) => s.status === 'fulfilled') as PromiseFulfilledResult<(number | undefined)[]>[];
+      const served = settled.filter((s) => s.status === 'fulfilled') as PromiseFulfilledResult<unknown>[];
       expect(served.length).toBeGreaterThan(0);
-      for (const s of served) expect(s.value[0]).toBe((await tokenizer()).count(long));
+      for (const s of served) expect(s.value).toEqual({ index: 0, tokens: (await tokenizer()).count(long) });
     } finally {
       await small.close();
     }

@@ -3,13 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { RateLimitedError, ValidationError } from '../shared/errors.js';
 import { MAX_JSON_DEPTH } from '../http/validation.js';
-import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork } from './work.js';
+import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type TextAbove } from './work.js';
 import type { ParsedJson } from './tasks.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
 const BUSY_RETRY_SECONDS = 1;
 /** A thread left idle this long ends (minThreads stay). */
 const IDLE_THREAD_MS = 60_000;
+/** Added to the threads' niceness (Linux, through @napi-rs/nice; elsewhere ignored). */
+const THREAD_NICENESS = 10;
 
 /**
  * The web's worker threads for CPU work on request data (DESIGN §21), built by its entry and
@@ -27,12 +29,14 @@ export class CpuPool implements CpuWork {
       idleTimeout: IDLE_THREAD_MS,
       // A thread's event loop keeps running between tasks (the tokenizer loads while it waits for its first).
       atomics: 'disabled',
+      // Below the event loop and the databases on a busy machine: their short work goes first, a long count waits.
+      niceIncrement: THREAD_NICENESS,
     });
   }
 
-  async tokensAbove(texts: string[], limit: number): Promise<(number | undefined)[]> {
-    if (texts.every((text) => surelyWithin(text, limit))) return texts.map(() => undefined);
-    return this.run<(number | undefined)[]>('tokensAbove', { texts, limit });
+  async firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
+    if (texts.every((text) => surelyWithin(text, limit))) return undefined;
+    return this.run<TextAbove | undefined>('firstAbove', { texts, limit });
   }
 
   async parseJson(text: string): Promise<unknown> {

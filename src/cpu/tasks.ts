@@ -1,7 +1,7 @@
-import { tokensAbove as countAbove, tokenizer } from '../shared/context-window.js';
+import { tokenizer } from '../shared/context-window.js';
 import { jsonDepthExceeds } from '../http/body.js';
 import { MAX_JSON_DEPTH } from '../http/validation.js';
-import { surelyWithin } from './work.js';
+import { firstAbove as firstTextAbove, type TextAbove } from './work.js';
 
 /**
  * The tasks of the web's CPU pool (src/cpu/pool.ts), each run in a worker thread. Exported by
@@ -11,10 +11,8 @@ import { surelyWithin } from './work.js';
 // Each thread loads the tokenizer's ranks as it starts, not while a request waits.
 void tokenizer().catch(() => undefined);
 
-export async function tokensAbove({ texts, limit }: { texts: string[]; limit: number }): Promise<(number | undefined)[]> {
-  const counts: (number | undefined)[] = [];
-  for (const text of texts) counts.push(surelyWithin(text, limit) ? undefined : await countAbove(text, limit));
-  return counts;
+export function firstAbove({ texts, limit }: { texts: string[]; limit: number }): Promise<TextAbove | undefined> {
+  return firstTextAbove(texts, limit);
 }
 
 export type ParsedJson = { value: unknown } | { syntaxError: string } | { tooDeep: true };

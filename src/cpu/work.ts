@@ -1,19 +1,36 @@
 import { tokensAbove } from '../shared/context-window.js';
 
+/** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
+export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
+  for (const [index, text] of texts.entries()) {
+    const tokens = surelyWithin(text, limit) ? undefined : await tokensAbove(text, limit);
+    if (tokens !== undefined) return { index, tokens };
+  }
+  return undefined;
+}
+
 /**
  * CPU work the web does on request data (DESIGN §21): counting the tokens of a long history and
  * parsing a large body. The web runs it on a worker-thread pool (CpuPool) so no request holds its
  * event loop; processes without a pool (the workers' schedule ticks, in-process tests) run it inline.
  */
 export interface CpuWork {
-  /** Per text, its token count when that is above `limit`, else undefined. */
-  tokensAbove(texts: string[], limit: number): Promise<(number | undefined)[]>;
+  /**
+   * The first text of more than `limit` tokens, and its count; undefined when all fit. Counting
+   * stops there: one is enough to refuse the request, and a history's worth of counting is not free.
+   */
+  firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined>;
   /**
    * JSON.parse, a large text off the event loop (where its nesting is checked too: the body
    * reader checks only texts of at most INLINE_JSON_MAX_CHARS). Malformed text rejects with
    * JSON.parse's SyntaxError (its message names the position); too deep with a ValidationError.
    */
   parseJson(text: string): Promise<unknown>;
+}
+
+export interface TextAbove {
+  index: number;
+  tokens: number;
 }
 
 /** Bodies up to this many characters are parsed on the event loop: a thread hop costs more than parsing them. */
@@ -23,10 +40,6 @@ export const INLINE_JSON_MAX_CHARS = 256 * 1024;
 export const surelyWithin = (text: string, limit: number) => text.length * 3 <= limit;
 
 export const inlineCpu: CpuWork = {
-  tokensAbove: async (texts, limit) => {
-    const counts: (number | undefined)[] = [];
-    for (const text of texts) counts.push(surelyWithin(text, limit) ? undefined : await tokensAbove(text, limit));
-    return counts;
-  },
+  firstAbove: (texts, limit) => firstAbove(texts, limit),
   parseJson: async (text) => JSON.parse(text),
 };

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
-import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError, type ValidationIssue } from '../shared/errors.js';
+import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError } from '../shared/errors.js';
 import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW } from '../shared/context-window.js';
 import { inlineCpu, type CpuWork } from '../cpu/work.js';
 import { LOCAL_MODEL } from '../shared/model-settings.js';
@@ -78,7 +78,7 @@ export class RunService {
     private readonly metrics: Metrics,
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
     /** Where long messages are token-counted: the web's worker threads (DESIGN §21). */
-    private readonly cpu: Pick<CpuWork, 'tokensAbove'> = inlineCpu,
+    private readonly cpu: Pick<CpuWork, 'firstAbove'> = inlineCpu,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
@@ -159,19 +159,18 @@ export class RunService {
     const asked = request.sampling?.max_tokens;
     const maxTokens = asked === undefined ? runAgent?.max_tokens : Math.min(asked, runAgent?.max_tokens ?? asked);
     const { room } = budgetOf(window, maxTokens);
-    const issues: ValidationIssue[] = [];
-    const counts = await this.cpu.tokensAbove(texts, room);
-    for (const [index, tokens] of counts.entries()) {
-      if (tokens === undefined) continue;
+    // The first message too large is reported: counting the rest would change nothing but the cost.
+    const above = await this.cpu.firstAbove(texts, room);
+    if (above) {
+      const { index, tokens } = above;
       const question = index === texts.length - 1;
-      issues.push({
+      throw new ValidationError([{
         loc: question ? ['body', 'q'] : ['body', 'messages', index],
         msg: `Value error, the message is ${tokens} tokens, larger than the agent's context window of ${window} tokens allows (${room} for the input after max_tokens)`,
         type: 'value_error',
         ctx: { tokens, context_window: window, input_tokens: room },
-      });
+      }]);
     }
-    if (issues.length > 0) throw new ValidationError(issues);
   }
 
   /**
