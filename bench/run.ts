@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   schedules: () => import('./schedules.js'),
   conversations: () => import('./conversations.js'),
   console: () => import('./console.js'),
+  trust: () => import('./trust.js'),
 };
 
 const name = process.argv[2];

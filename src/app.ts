@@ -4,7 +4,6 @@ import type { Services } from './services.js';
 import { mountRoutes, type AppState, type Route } from './http/route.js';
 import { closeUnreadBodies, errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
 import { jsonBody, type BodyReader } from './http/body.js';
-import type { Config } from './config.js';
 import { speaksOpenAi } from './http/openai-errors.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';
@@ -64,14 +63,14 @@ export function apiRoutes(services: Services): Route[] {
 
 /** The routers serving the API; tests walk their layers to feed every route hostile input. */
 export function apiRouters(services: Services): Router[] {
-  return [mountRoutes(apiRoutes(services), services.authenticator, services.rateLimiter, bodyReader(services.config)) as unknown as Router];
+  return [mountRoutes(apiRoutes(services), services.authenticator, services.rateLimiter, bodyReader(services)) as unknown as Router];
 }
 
-/** JSON bodies, read by each route once its credential is checked (DESIGN §21). */
-function bodyReader(config: Config): BodyReader {
+/** JSON bodies, read by each route once its credential is checked; large ones parsed off the event loop (DESIGN §21). */
+function bodyReader({ config, cpu }: Pick<Services, 'config' | 'cpu'>): BodyReader {
   // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
   const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
-  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes), config.bodyIdleTimeoutMs);
+  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes), config.bodyIdleTimeoutMs, (text) => cpu.parseJson(text));
 }
 
 export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {

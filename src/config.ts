@@ -89,6 +89,8 @@ const EnvSchema = v.object({
   AGENT_PLATFORM_API_KEY: v.optional(v.string()),
   BODY_LIMIT_BYTES: v.optional(intFrom(1024, 100 * 1024 * 1024), String(1024 * 1024)),
   BODY_IDLE_TIMEOUT_MS: v.optional(intFrom(100, 600_000), '10000'),
+  CPU_POOL_THREADS: v.optional(intFrom(1, 64), '2'),
+  CPU_POOL_QUEUE: v.optional(intFrom(1, 100_000), '64'),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
@@ -214,6 +216,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** DESIGN §21: a request body that sends nothing for this long is dropped (408) and what it held is returned. */
   bodyIdleTimeoutMs: number;
+  /** DESIGN §21: the web's worker threads for CPU work on request data, and the tasks that may wait for one (more → 429). */
+  cpuPool: { threads: number; queue: number };
   /** DESIGN §18: requests per minute of credentials whose key and user set no `rate_limit_rpm`; null = not limited. */
   defaultRateLimitRpm: number | null;
   runs: {
@@ -361,6 +365,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     bodyIdleTimeoutMs: e.BODY_IDLE_TIMEOUT_MS,
+    cpuPool: { threads: e.CPU_POOL_THREADS, queue: e.CPU_POOL_QUEUE },
     defaultRateLimitRpm: e.DEFAULT_RATE_LIMIT_RPM ?? null,
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,

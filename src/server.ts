@@ -8,6 +8,7 @@ import { buildServices } from './services.js';
 import { createApp } from './app.js';
 import { serve } from './http/serve.js';
 import { onShutdown } from './shutdown.js';
+import { CpuPool } from './cpu/pool.js';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'web', config.logFormat === 'pretty' ? prettyDestination() : undefined);
@@ -19,7 +20,9 @@ const knex = createKnex(config.databaseUrl, { ...WEB_POOL, poolMax: config.datab
 const redis = createRedis(config.redis, 'web-commands', 'web');
 const subscriber = createRedis(config.redis, 'subscriber', 'web-subscriber');
 const reader = createRedis(config.redis, 'stream-reader', 'web-reader');
-const services = buildServices({ config, knex, redis, subscriber, reader, logger, metrics: new Metrics(config.metrics.enabled) });
+// DESIGN §21: token counting of long histories and parsing of large bodies run on these threads, off the event loop.
+const cpu = new CpuPool(config.cpuPool);
+const services = buildServices({ config, knex, redis, subscriber, reader, logger, metrics: new Metrics(config.metrics.enabled), cpu });
 services.usage.start();
 services.knowledgeParts.vectors.path().then(
   (path) => logger.info({ vector_search: path }, path === 'pgvector' ? 'semantic search: pgvector (HNSW for large knowledge bases)' : 'semantic search: exact scan (pgvector is not installed)'),
@@ -42,6 +45,7 @@ onShutdown(logger, async () => {
   await closed;
   clearInterval(sweep);
   await services.usage.stop();
+  await cpu.close();
   await Promise.all(services.queues.map((queue) => queue.close()));
   subscriber.disconnect();
   reader.disconnect();

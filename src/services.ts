@@ -43,6 +43,7 @@ import { SCHEDULE_QUEUE, type ScheduleTick } from './shared/jobs.js';
 import { ScheduleService } from './schedules/service.js';
 import { ScheduleStore } from './schedules/store.js';
 import { TickScheduler } from './schedules/scheduler.js';
+import { inlineCpu, type CpuWork } from './cpu/work.js';
 
 /** The metric gauges read queue counts this often at most (DESIGN §12). */
 const METRICS_QUEUE_TTL_MS = 5000;
@@ -62,6 +63,8 @@ export interface Clients extends IdentityClients {
   reader: RedisClient;
   /** The process's metrics; a fresh registry when absent (tests that do not scrape). */
   metrics?: Metrics;
+  /** CPU work on request data off the event loop (DESIGN §21): the web's CpuPool; inline when absent (in-process tests). */
+  cpu?: CpuWork;
 }
 
 export interface ServiceOptions {
@@ -99,12 +102,13 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const { knex, redis, subscriber, reader, logger } = clients;
   const { models, keys, lease, audit, budgets } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
+  const cpu = clients.cpu ?? inlineCpu;
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
   const conversations = new ConversationService(models, files);
   // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
   const conversationEraser = new ConversationEraser(knex, lease, audit);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models, { preparedStatements: clients.config.databasePreparedStatements }), lease, queue, runLimits(clients.config), audit, metrics, budgets);
+  const runs = new RunService(models, conversations, files, new RunStore(knex, models, { preparedStatements: clients.config.databasePreparedStatements }), lease, queue, runLimits(clients.config), audit, metrics, budgets, cpu);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
@@ -126,6 +130,6 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const queueStats = new QueueStats(queues);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
+  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -3,6 +3,7 @@ import type { AppContext } from './route.js';
 import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
 import { boundedBodyRead } from './body-guard.js';
 import { MAX_JSON_DEPTH } from './validation.js';
+import { INLINE_JSON_MAX_CHARS } from '../cpu/work.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -42,14 +43,16 @@ async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number): Pr
  * JSON text to a value: the one place a body is parsed (CPU work on request data, DESIGN §21, so
  * it may move off the event loop here). Too deep or malformed → 422 json_invalid (FastAPI's shape).
  */
-export async function parseJsonText(text: string): Promise<unknown> {
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+export async function parseJsonText(text: string, parseJson: (text: string) => unknown = JSON.parse): Promise<unknown> {
+  // A larger text's nesting is checked by parseJson, off the event loop (DESIGN §21).
+  if (text.length <= INLINE_JSON_MAX_CHARS && jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
     const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
     throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
   }
   try {
-    return JSON.parse(text);
+    return await parseJson(text);
   } catch (err) {
+    if (err instanceof ValidationError) throw err;
     const message = err instanceof Error ? err.message : 'invalid JSON';
     const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
     throw new ValidationError([{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }]);
@@ -61,12 +64,12 @@ export async function parseJsonText(text: string): Promise<unknown> {
  * the credential is checked (src/http/route.ts), so an unauthenticated body is never read.
  * Multipart uploads are left on the stream for the route.
  */
-export function jsonBody(limitFor: (path: string) => number, idleMs: number): BodyReader {
+export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse): BodyReader {
   return async (ctx) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return;
     const text = await bodyText(ctx, limitFor(ctx.path), idleMs);
     if (text.length === 0) return;
     // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".
-    ctx.state.body = ctx.get('content-type') && !ctx.is('json') ? text : await parseJsonText(text);
+    ctx.state.body = ctx.get('content-type') && !ctx.is('json') ? text : await parseJsonText(text, parseJson);
   };
 }

@@ -5,8 +5,9 @@ import type { Config } from '../config.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { ConversationService } from '../conversations/service.js';
 import { findOwned } from '../db/owned.js';
-import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError, type ValidationIssue } from '../shared/errors.js';
-import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW, tokensAbove } from '../shared/context-window.js';
+import { ConflictError, GoneError, NotFoundError, QuotaExceededError, RateLimitedError, ValidationError } from '../shared/errors.js';
+import { budgetOf, contextWindowOf, CONTEXT_WINDOW_MIN, DEFAULT_CONTEXT_WINDOW } from '../shared/context-window.js';
+import { inlineCpu, type CpuWork } from '../cpu/work.js';
 import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
@@ -76,6 +77,8 @@ export class RunService {
     private readonly audit: AuditLog,
     private readonly metrics: Metrics,
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
+    /** Where long messages are token-counted: the web's worker threads (DESIGN §21). */
+    private readonly cpu: Pick<CpuWork, 'firstAbove'> = inlineCpu,
   ) {}
 
   async start(request: StartRequest): Promise<Run> {
@@ -156,19 +159,18 @@ export class RunService {
     const asked = request.sampling?.max_tokens;
     const maxTokens = asked === undefined ? runAgent?.max_tokens : Math.min(asked, runAgent?.max_tokens ?? asked);
     const { room } = budgetOf(window, maxTokens);
-    const issues: ValidationIssue[] = [];
-    for (const [index, text] of texts.entries()) {
-      const tokens = await tokensAbove(text, room);
-      if (tokens === undefined) continue;
+    // The first message too large is reported: counting the rest would change nothing but the cost.
+    const above = await this.cpu.firstAbove(texts, room);
+    if (above) {
+      const { index, tokens } = above;
       const question = index === texts.length - 1;
-      issues.push({
+      throw new ValidationError([{
         loc: question ? ['body', 'q'] : ['body', 'messages', index],
         msg: `Value error, the message is ${tokens} tokens, larger than the agent's context window of ${window} tokens allows (${room} for the input after max_tokens)`,
         type: 'value_error',
         ctx: { tokens, context_window: window, input_tokens: room },
-      });
+      }]);
     }
-    if (issues.length > 0) throw new ValidationError(issues);
   }
 
   /**

@@ -183,6 +183,9 @@ let loading: Promise<TokenCounter> | undefined;
  * piece longer than this is merged in slices of it, at most one token too many per slice.
  */
 const MAX_PIECE_BYTES = 256;
+/** Pieces up to this long have their counts remembered, up to this many (then forgotten all at once). */
+const REMEMBERED_PIECE_CHARS = 64;
+const REMEMBERED_PIECES = 50_000;
 
 /**
  * o200k_base — its ranks and its pre-tokenizing pattern as js-tiktoken ships them — loaded once
@@ -200,8 +203,17 @@ export function tokenizer(): Promise<TokenCounter> {
   return loading;
 }
 
+function remember(counts: Map<string, number>, key: string, tokens: number): number {
+  if (counts.size >= REMEMBERED_PIECES) counts.clear();
+  counts.set(key, tokens);
+  return tokens;
+}
+
 class BytePairCounter implements TokenCounter {
   private readonly ranks = new Map<string, number>();
+  /** Counts of short pieces by their text, and of long pieces' slices by their bytes (as latin1). */
+  private readonly pieceCounts = new Map<string, number>();
+  private readonly sliceCounts = new Map<string, number>();
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder();
 
@@ -219,11 +231,24 @@ class BytePairCounter implements TokenCounter {
 
   count(text: string): number {
     let count = 0;
-    this.pieces(text, (bytes) => {
-      count += this.tokens(bytes).length - 1;
-      return true;
-    });
+    for (const match of text.matchAll(new RegExp(this.pattern, 'gu'))) count += this.pieceTokens(match[0]);
     return count;
+  }
+
+  /** Tokens of one pre-tokenized piece; short ones (words) are remembered, so a text that repeats itself is merged once. */
+  private pieceTokens(piece: string): number {
+    const known = this.pieceCounts.get(piece);
+    if (known !== undefined) return known;
+    if (piece.length <= REMEMBERED_PIECE_CHARS) return remember(this.pieceCounts, piece, this.tokens(this.encoder.encode(piece)).length - 1);
+    // A long piece (a run of one letter, text without spaces) is merged in slices, each remembered by its bytes.
+    const bytes = this.encoder.encode(piece);
+    let tokens = 0;
+    for (let from = 0; from < bytes.length; from += MAX_PIECE_BYTES) {
+      const slice = bytes.subarray(from, from + MAX_PIECE_BYTES);
+      const key = Buffer.from(slice.buffer, slice.byteOffset, slice.length).toString('latin1');
+      tokens += this.sliceCounts.get(key) ?? remember(this.sliceCounts, key, this.tokens(slice).length - 1);
+    }
+    return tokens;
   }
 
   head(text: string, max: number): string {

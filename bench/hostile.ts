@@ -1,0 +1,86 @@
+import http from 'node:http';
+
+/**
+ * Hostile requests of issue 32 and the probe that measures what they do to everyone else
+ * (DESIGN §21): shared by `npm run bench -- trust` and test/event-loop.e2e.test.ts.
+ */
+
+export interface Reply {
+  status: number;
+  text: string;
+}
+
+export interface Exchange {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+  agent?: http.Agent;
+}
+
+/** One HTTP exchange, its answer read to the end. */
+export function exchange(url: string, { method, path, headers = {}, body, agent }: Exchange): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${path}`, { method, agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Words that vary as a history's do; the same seed gives the same text. */
+function prose(chars: number, seed: number): string {
+  let x = seed % 2147483646 || 1;
+  const words: string[] = [];
+  let length = 0;
+  while (length < chars) {
+    x = (x * 48271) % 2147483647;
+    const word = (x % 5000).toString(36) + (x % 7 === 0 ? '.' : '');
+    words.push(word);
+    length += word.length + 1;
+  }
+  return words.join(' ').slice(0, chars);
+}
+
+/**
+ * `POST /v1/chat/completions` with 240 earlier turns of 99,000 characters (24 MB, under the /v1
+ * body limit) and a short question: every turn is larger than the local model's window (→ 422).
+ */
+export function longHistoryBody(): Buffer {
+  const messages = Array.from({ length: 240 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: prose(99_000, i + 1) }));
+  return Buffer.from(JSON.stringify({ model: 'agent:default', messages: [...messages, { role: 'user', content: 'And so?' }] }));
+}
+
+/** A JSON body of about `bytes` of small values, the costliest kind to parse, that POST /api/agents refuses (422: no name). */
+export function manyValuesBody(bytes: number): Buffer {
+  const values = Array.from({ length: Math.floor(bytes / 10) }, (_, i) => ({ n: i % 100 }));
+  return Buffer.from(JSON.stringify({ instructions: 'x', values }));
+}
+
+/** How often the probe asks: 100 times a second, whether or not earlier answers have come. */
+const PROBE_INTERVAL_MS = 10;
+
+/**
+ * Latencies (ms) of GET /healthz asked every 10 ms until `until` has settled, each timed from when
+ * it was due (open loop: a stalled server shows in every probe due while it stalls, not only in the
+ * one waiting). Keep-alive connections, so a probe measures the server, not a TCP handshake.
+ */
+export async function sampleHealthz(url: string, until: Promise<unknown>, agent = new http.Agent({ keepAlive: true, maxSockets: 32 })): Promise<number[]> {
+  const samples: number[] = [];
+  const probes: Promise<void>[] = [];
+  const probe = async () => {
+    const due = performance.now();
+    const reply = await exchange(url, { method: 'GET', path: '/healthz', agent });
+    if (reply.status !== 200) throw new Error(`GET /healthz answered ${reply.status}: ${reply.text}`);
+    samples.push(performance.now() - due);
+  };
+  const timer = setInterval(() => probes.push(probe()), PROBE_INTERVAL_MS);
+  await until.catch(() => undefined).finally(() => clearInterval(timer));
+  const failed = (await Promise.allSettled(probes)).find((probe) => probe.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  return samples;
+}

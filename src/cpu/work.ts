@@ -1,0 +1,45 @@
+import { tokensAbove } from '../shared/context-window.js';
+
+/** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
+export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
+  for (const [index, text] of texts.entries()) {
+    const tokens = surelyWithin(text, limit) ? undefined : await tokensAbove(text, limit);
+    if (tokens !== undefined) return { index, tokens };
+  }
+  return undefined;
+}
+
+/**
+ * CPU work the web does on request data (DESIGN §21): counting the tokens of a long history and
+ * parsing a large body. The web runs it on a worker-thread pool (CpuPool) so no request holds its
+ * event loop; processes without a pool (the workers' schedule ticks, in-process tests) run it inline.
+ */
+export interface CpuWork {
+  /**
+   * The first text of more than `limit` tokens, and its count; undefined when all fit. Counting
+   * stops there: one is enough to refuse the request, and a history's worth of counting is not free.
+   */
+  firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined>;
+  /**
+   * JSON.parse, a large text off the event loop (where its nesting is checked too: the body
+   * reader checks only texts of at most INLINE_JSON_MAX_CHARS). Malformed text rejects with
+   * JSON.parse's SyntaxError (its message names the position); too deep with a ValidationError.
+   */
+  parseJson(text: string): Promise<unknown>;
+}
+
+export interface TextAbove {
+  index: number;
+  tokens: number;
+}
+
+/** Bodies up to this many characters are parsed on the event loop: a thread hop costs more than parsing them. */
+export const INLINE_JSON_MAX_CHARS = 256 * 1024;
+
+/** A UTF-16 code unit is at most 3 UTF-8 bytes, and a token at least one byte: such a text is within `limit` uncounted. */
+export const surelyWithin = (text: string, limit: number) => text.length * 3 <= limit;
+
+export const inlineCpu: CpuWork = {
+  firstAbove: (texts, limit) => firstAbove(texts, limit),
+  parseJson: async (text) => JSON.parse(text),
+};
