@@ -3,7 +3,8 @@
   budget — DAG nodes, concurrent runs, every interface — share what is left of it. Each budget keeps
   its reservations in a sorted set scored by expiry (Redis's clock, milliseconds), members
   `<call id>:<tokens>`. A reservation past its expiry was left by a dead worker: it is pruned here and
-  becomes a charge (its tokens are added to the counter), so a crash never lets a call go uncharged.
+  becomes a charge (its tokens are added to the counter) at the budget's next reservation, so a crash
+  never lets a call go uncharged.
 
   A call may start when, on every budget, used + held + its own reservation ≤ limit, or when nothing
   else of that budget is in flight and used < limit (so a run always progresses while room is left).
@@ -54,7 +55,9 @@ local ttl = tonumber(ARGV[3])
 for i = 1, 2 do
   if tonumber(ARGV[3 + i]) > 0 then
     redis.call('ZADD', KEYS[2 + i], now + ttl, ARGV[1])
-    redis.call('PEXPIRE', KEYS[2 + i], ttl * 2)
+    -- Emptied by its last settle, the set is gone; one a dead worker left goes a day after its newest
+    -- reservation (charged long before, by the budget's next call) if the budget is never used again.
+    redis.call('PEXPIRE', KEYS[2 + i], ttl + 86400000)
   end
 end
 return {0, 0}
