@@ -26,7 +26,12 @@ async function budgetedKey(limit: number) {
 }
 
 const react = (key: string, q: string, extra: Parameters<typeof stream>[1] = {}) => stream(`${stack.url}/api/react`, { token: key, body: { q }, ...extra });
-const totalOf = (res: StreamResult) => ofType(res.events, 'done')[0]!.data.usage.total_tokens;
+/** The run's tokens, from its `done`; a run that did not stream fails here, saying what it got. */
+function totalOf(res: StreamResult): number {
+  const done = ofType(res.events, 'done')[0];
+  expect(done, JSON.stringify({ status: res.status, body: res.body, events: res.events.length })).toBeDefined();
+  return done!.data.usage.total_tokens;
+}
 
 /** The tokens of one model call answering `q` (the local model is deterministic): a one-call ReAct run on a key without a budget. */
 async function oneCall(q: string): Promise<number> {
@@ -50,6 +55,7 @@ describe('every model call charged', () => {
         if (event.type === 'token' && ++tokens === 100) cancelled = stack.api(key, 'POST', `/api/runs/${runId}/cancel`);
       },
     });
+    expect(res, JSON.stringify({ status: res.status, body: res.body, tokens })).toMatchObject({ status: 200 });
     expect(await cancelled).toMatchObject({ status: 202 });
     const done = ofType(res.events, 'done')[0]!.data;
     expect(done.status).toBe('cancelled');
@@ -74,6 +80,7 @@ describe('reservations bound overshoot per budget', () => {
     const limit = 32;
     const { key, used } = await budgetedKey(limit);
     const res = await stream(`${stack.url}/api/dag`, { token: key, body: { q: animals.join(' and ') } });
+    expect(res, JSON.stringify({ status: res.status, body: res.body })).toMatchObject({ status: 200 });
     expect(ofType(res.events, 'plan')[0]!.data.nodes).toHaveLength(animals.length + 1);
     expect(ofType(res.events, 'error')[0]!.data.code).toBe('insufficient_quota');
     const largest = Math.max(...(await Promise.all(animals.map(oneCall))));
