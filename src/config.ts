@@ -81,6 +81,8 @@ const EnvSchema = v.object({
   GATEWAY_MINIMAL_EFFORT_MODELS: v.optional(pattern, '^gpt-5'),
   WORKER_CONCURRENCY: v.optional(intFrom(1, 10_000), '50'),
   LOCAL_MODEL_TOKEN_DELAY_MS: v.optional(intFrom(0, 60_000), '15'),
+  BUDGET_RESERVE_COMPLETION_TOKENS: v.optional(intFrom(1, 1_000_000), '1000'),
+  BUDGET_RESERVATION_TTL_S: v.optional(intFrom(1, 7 * 24 * 3600), '600'),
   DEFAULT_CONTEXT_WINDOW: v.optional(intFrom(1024, 2_000_000), '128000'),
   ADMIN_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address'))),
   ADMIN_PASSWORD: v.optional(v.pipe(v.string(), v.minLength(8, 'must be at least 8 characters'))),
@@ -240,6 +242,8 @@ export interface Config {
     stalledIntervalMs: number;
   };
   /** DESIGN §19: the shortest gap between a schedule's ticks (cron or every_seconds), and how many schedules a user may have. */
+  /** Token budgets' reservations of model calls in flight (DESIGN §21). */
+  budgets: { reserveCompletionTokens: number; reservationTtlMs: number };
   schedules: { minIntervalSeconds: number; perUser: number };
   /** DESIGN §20: conversations idle (not updated) this many days are deleted by the workers' retention job; null: kept for ever. */
   conversations: { retentionDays: number | null };
@@ -378,6 +382,7 @@ export function loadConfig(env: Env = process.env): Config {
       jobLockMs: e.JOB_LOCK_MS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
+    budgets: { reserveCompletionTokens: e.BUDGET_RESERVE_COMPLETION_TOKENS, reservationTtlMs: e.BUDGET_RESERVATION_TTL_S * 1000 },
     schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_S, perUser: e.SCHEDULES_PER_USER },
     conversations: { retentionDays: e.CONVERSATION_RETENTION_DAYS ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

@@ -90,6 +90,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
     images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),
     budgets: new BudgetLedger(redis, keys),
+    budgetReservations: config.budgets,
     wakeRun: (runId) => wakeRunJob(runQueue, runId),
     connectors: {
       models,

@@ -22,7 +22,7 @@ import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
 import type { ModelProvider } from './models/types.js';
 import type { ModelImages } from '../src/files/model-images.js';
 import type { BudgetLedger, BudgetRef } from '../src/budgets/ledger.js';
-import { BudgetSpent, RunBudget } from './run-budget.js';
+import { BudgetSpent, DEFAULT_RESERVATIONS, RunBudget, type ReservationSettings } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { runReact } from './react.js';
 import { runDag } from './dag.js';
@@ -90,6 +90,8 @@ export interface ExecutorDeps extends ToolServices {
   images: ModelImages;
   /** Where model calls' tokens are charged (DESIGN §18). */
   budgets: BudgetLedger;
+  /** How model calls hold their budgets while in flight (DESIGN §21); the configuration's defaults when absent. */
+  budgetReservations?: ReservationSettings;
   /** Wakes the delayed job of a run queued behind another (DESIGN §19) once that one's end is recorded. */
   wakeRun(runId: string): Promise<void>;
 }
@@ -163,7 +165,7 @@ export class RunExecutor {
       approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
-      budget: new RunBudget(this.deps.budgets, assignment.budgets ?? []),
+      budget: new RunBudget(this.deps.budgets, assignment.budgets ?? [], this.deps.budgetReservations ?? DEFAULT_RESERVATIONS),
       images: loaded.attachments,
       imageSource,
     });

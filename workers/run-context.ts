@@ -20,6 +20,7 @@ import type { Attachment } from '../src/files/attachments.js';
 import type { ImageSource } from '../src/files/model-images.js';
 import type { RunBudget } from './run-budget.js';
 import type { RunTracer } from './telemetry.js';
+import { tokenizer } from '../src/shared/context-window.js';
 
 export { END_SCOPE, MAIN_SCOPE, nodeScope } from './run-events.js';
 
@@ -172,9 +173,9 @@ export class RunContext {
       messages = withGroundingInstruction(messages);
     }
     const { imageSource } = this.parts;
-    const call = () => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger, imageSource }, this.sink(iteration, options));
-    const result = await this.timedModelCall(() => this.traced((tracer, run) => tracer.chat(this.chatRequest(messages), run), call));
-    await this.spend(result.usage);
+    const sink = this.sink(iteration, options);
+    const call = (streamed: StreamedText) => this.parts.model.complete({ model, settings, messages, tools, signal: this.signal, log: this.parts.services.logger, imageSource }, streamed.watch(sink));
+    const result = await this.modelCall(() => promptText(messages), (streamed) => this.traced((tracer, run) => tracer.chat(this.chatRequest(messages), run), () => call(streamed)));
     if (result.text) this.answerSoFar = result.text;
     return requireVisible(result, model, settings.maxTokens);
   }
@@ -183,8 +184,7 @@ export class RunContext {
     const { model, settings } = this.agent;
     const { images, imageSource } = this.parts;
     const call = () => this.parts.model.plan({ model, settings, query: this.run.query, images, imageSource, signal: this.signal, log: this.parts.services.logger });
-    const { nodes, usage } = await this.timedModelCall(() => this.traced((tracer, run) => tracer.plan(this.chatRequest(() => [this.question()]), run), call));
-    await this.spend(usage);
+    const { nodes } = await this.modelCall(() => this.run.query, () => this.traced((tracer, run) => tracer.plan(this.chatRequest(() => [this.question()]), run), call));
     return nodes;
   }
 
@@ -200,22 +200,41 @@ export class RunContext {
       return { text, usage, toolCalls: [], finishReason: 'stop' };
     };
     const chat = { model, settings, conversationId: this.run.conversation_id, messages: () => messages };
-    const result = await this.timedModelCall(() => this.traced((tracer, run) => tracer.chat(chat, run), call));
-    await this.spend(result.usage);
+    const result = await this.modelCall(() => promptText(previous ? [{ role: 'system', content: previous }, ...messages] : messages), () => this.traced((tracer, run) => tracer.chat(chat, run), call), maxTokens);
     return result.text;
   }
 
   /** The last text a model call gave: what a run stopped by its budget keeps as its answer. */
   private answerSoFar: string | null = null;
 
-  /** A model call's usage, counted in the run and charged to its budgets. */
-  private async spend(usage: Usage): Promise<void> {
+  /**
+   * One model call, charged whatever becomes of it (DESIGN §21): it holds a reservation on the run's
+   * budgets while in flight (waiting for room first); its reported usage is counted in the run and
+   * replaces the reservation. Cut off (cancel, interrupt, rollback, timeout, error) it is charged an
+   * estimate instead: the prompt and the text it streamed so far, counted, marked `estimated`.
+   */
+  private async modelCall<T extends { usage: Usage }>(prompt: () => string, call: (streamed: StreamedText) => Promise<T>, maxTokens = this.agent.settings.maxTokens): Promise<T> {
+    const { budget } = this.parts;
+    const promptTokens = budget.active ? (await tokenizer()).count(prompt()) : 0;
+    const reservation = await budget.reserve(promptTokens, maxTokens, this.signal, () => this.answerSoFar);
+    const streamed = new StreamedText();
+    let usage: Usage;
+    let result: T;
+    try {
+      result = await this.timed(() => call(streamed));
+      usage = result.usage;
+    } catch (err) {
+      usage = await estimatedUsage(prompt(), streamed.text);
+      this.addUsage(usage);
+      await budget.settle(reservation, usage).catch((settleErr: unknown) => this.log.warn({ err: settleErr }, 'could not charge a cut-off model call to its budgets'));
+      throw err;
+    }
     this.addUsage(usage);
-    await this.parts.budget.charge(usage);
+    await budget.settle(reservation, usage);
+    return result;
   }
 
-  private async timedModelCall<T>(call: () => Promise<T>): Promise<T> {
-    await this.parts.budget.ensureRoom(this.answerSoFar);
+  private timed<T>(call: () => Promise<T>): Promise<T> {
     const { model, settings } = this.agent;
     const provider = model === LOCAL_MODEL ? 'local' : 'gateway';
     const labels = { provider, format: provider === 'local' ? 'local' : settings.apiFormat };
@@ -223,7 +242,8 @@ export class RunContext {
   }
 
   private addUsage(usage: Usage): void {
-    for (const key of Object.keys(this.usage) as (keyof Usage)[]) this.usage[key] += usage[key];
+    for (const key of TOKEN_KINDS) this.usage[key] += usage[key];
+    if (usage.estimated) this.usage.estimated = true;
   }
 
   /** `run` inside the span `span` makes of it when tracing is on (DESIGN §18); straight through otherwise. */
@@ -360,6 +380,37 @@ export class RunContext {
     }
     return results;
   }
+}
+
+const TOKEN_KINDS = ['prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'total_tokens'] as const;
+
+/** What a model call has streamed so far (answer and thoughts): the completion of its estimate when it is cut off. */
+class StreamedText {
+  text = '';
+
+  watch(sink: ModelSink): ModelSink {
+    return {
+      token: (text) => this.add(text, sink.token(text)),
+      thought: (text) => this.add(text, sink.thought(text)),
+      notice: (text) => sink.notice(text),
+    };
+  }
+
+  private add(text: string, sent: Promise<unknown>): Promise<unknown> {
+    this.text += text;
+    return sent;
+  }
+}
+
+/** A prompt as the tokenizer counts it: its messages' text, one after another. */
+const promptText = (messages: ChatMessage[]) => messages.map((m) => m.content).join('\n');
+
+/** The usage of a call cut off before its provider reported any (DESIGN §21). */
+async function estimatedUsage(prompt: string, completion: string): Promise<Usage> {
+  const counter = await tokenizer();
+  const prompt_tokens = counter.count(prompt);
+  const completion_tokens = counter.count(completion);
+  return { prompt_tokens, completion_tokens, reasoning_tokens: 0, total_tokens: prompt_tokens + completion_tokens, estimated: true };
 }
 
 /**

@@ -6,7 +6,8 @@ import type { ScriptedRedis } from '../shared/redis-scripts.js';
  * Token budgets (DESIGN §18): `{limit, period}` on API keys and users; the tokens every model call of
  * their runs reports are charged to the current period's counter in Redis when the call returns, so
  * every web process and worker sees the same total without a Postgres read. Periods are UTC calendar
- * days and months.
+ * days and months. While a call is in flight it holds a reservation on each budget (DESIGN §21), so
+ * the calls of one budget, wherever they run, never together start past its limit.
  */
 
 export const BUDGET_PERIODS = ['day', 'month'] as const;
@@ -52,13 +53,33 @@ export interface SpentBudget {
   resetsAt: Date;
 }
 
+/** A model call's hold on its run's budgets while it is in flight (DESIGN §21). */
+export interface BudgetReservation {
+  /** Unique per call. */
+  callId: string;
+  /** Its prompt tokens plus the completion it may write (at most BUDGET_RESERVE_COMPLETION_TOKENS). */
+  tokens: number;
+}
+
+export type ReserveOutcome = { outcome: 'reserved' } | { outcome: 'wait' } | { outcome: 'spent'; spent: SpentBudget };
+
+const memberOf = ({ callId, tokens }: BudgetReservation) => `${callId}:${tokens}`;
+
+/** reserveBudgets-4.lua's answer, decoded: 0 reserved, 1 wait, 2 spent (with the budget's index, from 1). */
+function reserveOutcome(code: number, ref: BudgetRef | undefined, period: { resetsAt: Date } | undefined): ReserveOutcome {
+  if (code === 0) return { outcome: 'reserved' };
+  if (code === 1) return { outcome: 'wait' };
+  if (code === 2 && ref && period) return { outcome: 'spent', spent: { ref, resetsAt: period.resetsAt } };
+  throw new Error(`reserveBudgets answered an unknown outcome ${code}`);
+}
+
 /** Counters outlive their period by a day, so a read at the edge never meets a counter gone early. */
 const EXPIRY_MARGIN_S = 24 * 3600;
 
 export class BudgetLedger {
   constructor(
     private readonly redis: ScriptedRedis,
-    private readonly keys: Pick<RedisKeys, 'tokenBudget'>,
+    private readonly keys: Pick<RedisKeys, 'tokenBudget' | 'tokenBudgetHeld'>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -78,16 +99,38 @@ export class BudgetLedger {
     return index === -1 ? undefined : { ref: refs[index]!, resetsAt: periods[index]!.resetsAt };
   }
 
-  /** Charges `tokens` to every budget of `refs` at once; true when one of them is now spent. */
-  async charge(refs: readonly BudgetRef[], tokens: number): Promise<boolean> {
-    if (refs.length === 0 || tokens <= 0) return false;
+  /**
+   * Reserves a model call's `tokens` on every budget of `refs` for `ttlMs` (DESIGN §21), in one step:
+   * `reserved`, or `wait` (another call of a budget holds what is left), or `spent`.
+   */
+  async reserve(refs: readonly BudgetRef[], reservation: BudgetReservation, ttlMs: number): Promise<ReserveOutcome> {
+    const { keys, limits, expiries, periods } = this.scriptArguments(refs);
+    const [code, index] = await this.redis.reserveBudgets(...keys, memberOf(reservation), reservation.tokens, ttlMs, ...limits, ...expiries);
+    return reserveOutcome(code, refs[index - 1], periods[index - 1]);
+  }
+
+  /** Replaces a call's reservation by the tokens it used, on every budget of `refs` at once; true when one of them is now spent. */
+  async settle(refs: readonly BudgetRef[], reservation: BudgetReservation, used: number): Promise<boolean> {
+    const { keys, limits, expiries } = this.scriptArguments(refs);
+    return (await this.redis.settleBudgets(...keys, memberOf(reservation), reservation.tokens, Math.ceil(Math.max(0, used)), ...limits, ...expiries)) === 1;
+  }
+
+  /** The scripts' KEYS and limits: two budgets (a run with one passes it twice, the second's limit 0: left alone). */
+  private scriptArguments(refs: readonly BudgetRef[]) {
     const now = this.now();
-    const [first, second = first] = refs.map((ref) => {
-      const { start, resetsAt } = periodOf(ref.period, now);
-      return { key: this.counter(ref, start), limit: ref.limit, expiry: Math.ceil(resetsAt.getTime() / 1000) + EXPIRY_MARGIN_S };
-    });
-    const secondLimit = refs.length > 1 ? second!.limit : 0;
-    return (await this.redis.chargeBudgets(first!.key, second!.key, Math.ceil(tokens), first!.limit, secondLimit, first!.expiry, second!.expiry)) === 1;
+    const periods = refs.map((ref) => periodOf(ref.period, now));
+    const [first, second = first] = refs.map((ref, i) => ({
+      counter: this.counter(ref, periods[i]!.start),
+      held: this.keys.tokenBudgetHeld(ref.userId, ref.scope, ref.id),
+      limit: ref.limit,
+      expiry: Math.ceil(periods[i]!.resetsAt.getTime() / 1000) + EXPIRY_MARGIN_S,
+    }));
+    return {
+      keys: [first!.counter, second!.counter, first!.held, second!.held] as const,
+      limits: [first!.limit, refs.length > 1 ? second!.limit : 0] as const,
+      expiries: [first!.expiry, second!.expiry] as const,
+      periods,
+    };
   }
 
   private counter(ref: BudgetRef, start: Date): string {

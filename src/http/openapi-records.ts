@@ -43,7 +43,8 @@ export const ValidationErrorBody = v.strictObject({
 });
 export const InternalErrorBody = v.strictObject({ error: v.literal('internal_error'), message: v.string(), request_id: v.nullable(v.string()) });
 /** Token counts by name (prompt_tokens, completion_tokens, reasoning_tokens, total_tokens). */
-const tokenCounts = v.record(v.string(), v.number());
+/** Token counts by kind, and `estimated: true` when a model call was cut off before its provider reported usage (DESIGN §21). */
+const tokenCounts = v.record(v.string(), v.union([v.number(), v.boolean()]));
 const runStatus = v.picklist(RUN_STATUSES);
 /**
  * 410 from GET /api/runs/{id}/events: the finished run's stream has expired; its outcome comes with

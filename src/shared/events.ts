@@ -4,7 +4,8 @@ import { FINAL_RUN_STATUSES } from './run-statuses.js';
 /** SSE event types (DESIGN §5), shared by the workers that publish them and the web tier that relays them. */
 
 const iteration = v.pipe(v.number(), v.integer(), v.minValue(0));
-const usage = v.object({ prompt_tokens: v.number(), completion_tokens: v.number(), reasoning_tokens: v.number(), total_tokens: v.number() });
+/** A run's tokens; `estimated` when a model call was cut off before its provider reported usage (DESIGN §21: the prompt and what it streamed, counted). */
+const usage = v.object({ prompt_tokens: v.number(), completion_tokens: v.number(), reasoning_tokens: v.number(), total_tokens: v.number(), estimated: v.optional(v.boolean()) });
 export type Usage = v.InferOutput<typeof usage>;
 export const FINISH_REASONS = ['stop', 'length', 'content_filter'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];

@@ -72,6 +72,8 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     rateLimit: (userId: string, credential: 'key' | 'user', id: string) => `${owned(userId)}rate:${credential}:${id}`,
     /** Tokens used in one period of a token budget (DESIGN §18): a user's or one of its keys' (same hash tag: charged together). */
     tokenBudget: (userId: string, scope: 'user' | 'key', id: string, periodStart: string) => `${owned(userId)}budget:${scope}:${id}:${periodStart}`,
+    /** The reservations of a token budget's model calls in flight (DESIGN §21): a sorted set of `<call id>:<tokens>` scored by expiry. */
+    tokenBudgetHeld: (userId: string, scope: 'user' | 'key', id: string) => `${owned(userId)}budget:${scope}:${id}:held`,
     /**
      * MCP `tools/call` requests in flight (DESIGN §16) of one caller (user and credential) under one JSON-RPC
      * request id: a hash of call → run id, so a `notifications/cancelled` reaching any web process finds the run.

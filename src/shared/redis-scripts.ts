@@ -29,7 +29,8 @@ export function scriptDefinitions(): ScriptDefinition[] {
 export interface ScriptCommands {
   incrementWindow(key: string, windowSeconds: number): Promise<[number, number]>;
   rateLimit(key: string, limit: number, periodMs: number, wanted: number): Promise<[number, number, number, number]>;
-  chargeBudgets(first: string, second: string, tokens: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<number>;
+  reserveBudgets(firstCounter: string, secondCounter: string, firstHeld: string, secondHeld: string, member: string, tokens: number, ttlMs: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<[number, number]>;
+  settleBudgets(firstCounter: string, secondCounter: string, firstHeld: string, secondHeld: string, member: string, held: number, used: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<number>;
   publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, publishCommand: string, ...events: (string | number)[]): Promise<number>;
   claimConversation(activeKey: string, stream: string, userRuns: string, queueKey: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string, strategy: string, queueLimit: number, runKeyPrefix: string, cancelChannel: string): Promise<[string, string, string]>;
   injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;

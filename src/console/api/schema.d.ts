@@ -1705,7 +1705,7 @@ export interface components {
             /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
             trace_id: string | null;
             usage: {
-                [key: string]: number;
+                [key: string]: number | boolean;
             } | null;
             user_metadata: string | null;
         };
@@ -1853,6 +1853,7 @@ export interface components {
                 status: "succeeded" | "failed" | "cancelled" | "interrupted";
                 usage: {
                     completion_tokens: number;
+                    estimated?: boolean;
                     prompt_tokens: number;
                     reasoning_tokens: number;
                     total_tokens: number;
@@ -1900,7 +1901,7 @@ export interface components {
             /** @enum {string} */
             status: "succeeded" | "failed" | "cancelled" | "interrupted";
             usage: {
-                [key: string]: number;
+                [key: string]: number | boolean;
             } | null;
         };
         TokenPair: {
@@ -2760,7 +2761,7 @@ export interface operations {
                             /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
                             trace_id: string | null;
                             usage: {
-                                [key: string]: number;
+                                [key: string]: number | boolean;
                             } | null;
                             /** Format: uuid */
                             user_id: string;

@@ -60,10 +60,15 @@ export function formatCost(cost: number | null | undefined): string {
   return cost.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: cost < 1 ? 6 : 2 });
 }
 
-export function totalTokens(usage: Record<string, number> | null | undefined): number | null {
+/** A run's tokens from its usage (whose `estimated` flag, DESIGN §21, is not a count). */
+export function totalTokens(usage: Record<string, number | boolean> | null | undefined): number | null {
   if (!usage) return null;
+  const count = (kind: string) => {
+    const value = usage[kind];
+    return typeof value === 'number' ? value : 0;
+  };
   if (typeof usage.total_tokens === 'number') return usage.total_tokens;
-  return (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0) + (usage.reasoning_tokens ?? 0);
+  return count('prompt_tokens') + count('completion_tokens') + count('reasoning_tokens');
 }
 
 /** The first line of a text, cut to `length` characters. */
