@@ -66,6 +66,18 @@ async function knowledgeAgent(key: string) {
 
 const doneLine = (page: Page) => page.locator('.run .done').last();
 
+/**
+ * Sends the typed message. A 429 "busy" (Postgres or Redis saturated: the machine is shared) is the
+ * API's documented answer to retry; the message stays in the box, so it is sent again.
+ */
+async function send(page: Page) {
+  for (let attempt = 1; ; attempt++) {
+    await page.getByRole('button', { name: 'Send' }).click();
+    const started = await page.waitForFunction(() => (document.querySelector('.run[data-run-id]:not([data-run-id=""])') ? 'started' : document.body.textContent?.includes('The service is busy') ? 'busy' : false), undefined, { timeout: 60_000 });
+    if ((await started.jsonValue()) === 'started' || attempt === 5) return;
+  }
+}
+
 describe.skipIf(!chromiumInstalled)('issue 33 in the console', () => {
   for (const width of WIDTHS) {
     it(`"Open the chat" on an agent chooses it: the run carries its id and answers from its knowledge (${width} px)`, { timeout: 120_000 }, async () => {
@@ -77,7 +89,7 @@ describe.skipIf(!chromiumInstalled)('issue 33 in the console', () => {
       await page.getByRole('heading', { level: 1, name: 'Chat' }).waitFor();
       await expect.poll(() => page.getByLabel('Agent').inputValue()).toBe(agent.id);
       await page.getByLabel('Message', { exact: true }).fill('What is the refund policy?');
-      await page.getByRole('button', { name: 'Send' }).click();
+      await send(page);
       await doneLine(page).waitFor({ timeout: 60_000 });
       await shot(page, 'chat-opened-for-agent', width);
       const runId = await page.locator('.run').last().getAttribute('data-run-id');
@@ -166,7 +178,7 @@ describe.skipIf(!chromiumInstalled)('issue 33 in the console', () => {
     const { page } = await consoleAs(admin, 1280);
     await showScreen(page, '/chat', 'Chat');
     await page.getByLabel('Message', { exact: true }).fill(LONG_QUESTION);
-    await page.getByRole('button', { name: 'Send' }).click();
+    await send(page);
     const runLink = page.locator('.run').last().getByRole('link', { name: 'Run page' });
     await runLink.waitFor();
     const runId = await page.locator('.run').last().getAttribute('data-run-id');
@@ -200,18 +212,17 @@ describe.skipIf(!chromiumInstalled)('issue 33 in the console', () => {
       const user = await stack.user();
       const { page } = await consoleAs(user, width);
       await showScreen(page, '/chat', 'Chat');
-      const bodies: string[] = [];
-      page.on('request', (request) => request.url().endsWith('/api/react') && bodies.push(request.postData() ?? ''));
       // `off`: this run has no agent and so no knowledge; the control's value is what is sent.
       await page.getByLabel('Knowledge').selectOption('off');
       await page.getByLabel('Message', { exact: true }).fill(LONG_QUESTION);
-      await page.getByRole('button', { name: 'Send' }).click();
+      await send(page);
       // The inject lands while the first draft streams: the run answers again, with it.
-      await page.waitForFunction(() => (document.querySelector('section[aria-label="Answer"]')?.textContent?.split(/\s+/).length ?? 0) > 3);
+      await page.waitForFunction(() => (document.querySelector('section[aria-label="Answer"]')?.textContent?.split(/\s+/).length ?? 0) > 3, undefined, { timeout: 60_000 });
       await page.getByLabel('Message to inject').fill('please also say hello');
       await page.getByRole('button', { name: 'Inject', exact: true }).click();
       await doneLine(page).waitFor({ timeout: 60_000 });
-      expect(JSON.parse(bodies[0]!)).toMatchObject({ doc_mode: 'off' });
+      const runId = await page.locator('.run').last().getAttribute('data-run-id');
+      expect(await stack.knex('runs').where({ id: runId }).first('doc_mode')).toEqual({ doc_mode: 'off' });
       const draft = page.locator('.replaced-draft');
       expect(await draft.count()).toBe(1);
       expect(await draft.getAttribute('open')).toBeNull();
