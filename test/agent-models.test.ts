@@ -18,10 +18,10 @@ afterAll(() => Promise.all([app.close(), bare.close()]));
 const save = (body: Record<string, unknown>, on = app, as = token) => on.request('POST', '/api/agents', { token: as, body: { name: 'a', ...body } });
 
 describe('agent model settings', () => {
-  it('defaults: the deployment’s model, chat format, no options', async () => {
+  it('defaults: no model of its own (the deployment’s default when it runs), chat format, no options', async () => {
     const res = await save({});
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ model: 'local', api_format: 'chat', reasoning_effort: null, thinking_budget: null, max_tokens: null, gateway_tools: [] });
+    expect(res.body).toMatchObject({ model: null, api_format: 'chat', reasoning_effort: null, thinking_budget: null, max_tokens: null, gateway_tools: [] });
   });
 
   it('stores every field it accepts', async () => {

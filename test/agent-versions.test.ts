@@ -286,7 +286,7 @@ describe('migration', () => {
         expect(versions[0].version).toBe(1);
       }
       const [kept] = await knex('agent_versions').where({ agent_id: old.id }).pluck('config');
-      expect(kept).toMatchObject({ name: 'old', instructions: 'from before', model: 'local' });
+      expect(kept).toMatchObject({ name: 'old', instructions: 'from before', model: null });
       expect(Object.keys(kept)).not.toContain('user_id');
     } finally {
       await knex.destroy();

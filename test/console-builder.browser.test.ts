@@ -118,7 +118,7 @@ describe.skipIf(!chromiumInstalled)('console builder screens', () => {
     expect((await stack.api(owner.key, 'GET', `/api/agents/${agentId}`)).body).toMatchObject({ version: 3, instructions: 'Answer from the handbook.' });
 
     await showScreen(page, '/agents', 'Agents');
-    await page.getByRole('link', { name: 'Support helper' }).waitFor();
+    await page.getByRole('link', { name: 'Support helper', exact: true }).waitFor();
     await screenshot(page, 'builder-agents');
     expectSelfContained(stack.url, requested, logged);
     await page.close();

@@ -86,7 +86,7 @@ describe.skipIf(!chromiumInstalled)('console chat', () => {
     const agent = await stack.api(user.key, 'POST', '/api/agents', { name: 'careful', tool_approval: ['calculator'] });
     expect(agent.status).toBe(201);
     const { page, logged, requested } = await chatAs(user);
-    await page.getByLabel('Agent').selectOption({ label: 'careful (local)' });
+    await page.getByLabel('Agent').selectOption({ label: 'careful (default model)' });
     await ask(page, 'What is 6*7?');
     const approval = page.getByRole('group', { name: 'Approval for calculator' });
     await approval.getByRole('button', { name: 'Approve' }).waitFor();
@@ -240,7 +240,7 @@ describe.skipIf(!chromiumInstalled)('console chat', () => {
       .toBe('ready');
     await stack.api(user.key, 'POST', '/api/agents', { name: 'support', knowledge_base_ids: [kb.body.id] });
     const { page } = await chatAs(user);
-    await page.getByLabel('Agent').selectOption({ label: 'support (local)' });
+    await page.getByLabel('Agent').selectOption({ label: 'support (default model)' });
     await ask(page, 'What is the refund policy?');
     await doneLine(page).waitFor({ timeout: 60_000 });
     expect(await page.locator('.run .citations').last().textContent()).toContain('refunds.txt');

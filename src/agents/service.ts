@@ -15,8 +15,8 @@ import { pageOf, type Page } from '../shared/pages.js';
 export interface NewAgent extends StoredSettings {
   name: string;
   instructions: string;
-  /** Absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway). */
-  model?: string;
+  /** Null or absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts. */
+  model?: string | null;
   tools: string[];
   max_iterations: number;
   knowledge_base_ids: string[];
@@ -28,8 +28,8 @@ const issue = (loc: (string | number)[], msg: string, input: unknown): Validatio
 
 /** A PATCH (DESIGN §20): any field of creation; those absent stay as they are. */
 export type AgentChanges = Partial<NewAgent>;
-/** An agent's whole configuration, its model decided. */
-type AgentConfig = NewAgent & { model: string };
+/** An agent's whole configuration; a null model follows the deployment's default. */
+type AgentConfig = NewAgent & { model: string | null };
 
 const throwIfAny = (problems: ValidationIssue[]) => {
   if (problems.length > 0) throw new ValidationError(problems);
@@ -53,6 +53,12 @@ function normalized<A extends Pick<NewAgent, 'tools' | 'connector_ids' | 'tool_a
   return { ...agent, tools: [...new Set(agent.tools)], connector_ids: [...new Set(agent.connector_ids)], tool_approval: toolApproval };
 }
 
+/** GET /api/agent-defaults: the deployment's default model, for forms that offer to leave an agent's model empty. */
+export interface AgentDefaults {
+  model: string;
+  gateway: boolean;
+}
+
 /** One of an agent's versions as `GET /api/agents/{id}/versions` lists it: its number, its configuration, when it was made. */
 export interface AgentVersionView {
   version: number;
@@ -72,6 +78,11 @@ export class AgentService {
     private readonly schedules: Pick<ScheduleService, 'disableForAgent'>,
   ) {}
 
+  /** What an agent without a model of its own runs on today, and whether models other than `local` can be named (a gateway is configured). */
+  defaults(): AgentDefaults {
+    return { model: this.config.defaultModel, gateway: Boolean(this.config.gateway.url) };
+  }
+
   list(userId: string, page: Pagination) {
     return listOwned(this.models.Agent, userId, page, (agent) => agent.toPublic());
   }
@@ -81,7 +92,7 @@ export class AgentService {
   }
 
   async create(userId: string, input: NewAgent): Promise<Agent> {
-    const agent = { ...input, model: input.model ?? this.config.defaultModel };
+    const agent = { ...input, model: input.model ?? null };
     throwIfAny([...this.settingsIssues(agent), ...(await this.referenceIssues(userId, agent))]);
     // Version 1 is kept with the agent, in the same transaction (DESIGN §20).
     return this.models.Agent.knex().transaction(async (trx) => {
@@ -196,10 +207,11 @@ export class AgentService {
     ];
   }
 
-  /** The cross-field rules of the model settings (model-settings.ts). */
-  private settingsIssues(agent: StoredSettings & { model: string }): ValidationIssue[] {
-    const { gateway } = this.config;
-    return settingsProblems(agent.model, generationSettings(agent), gateway.families, Boolean(gateway.url)).map(({ field, message }) => issue([field], message, field === 'model' ? agent.model : agent[field]));
+  /** The cross-field rules of the model settings (model-settings.ts), on the model runs would use today (the default for a null one). */
+  private settingsIssues(agent: StoredSettings & { model?: string | null }): ValidationIssue[] {
+    const { gateway, defaultModel } = this.config;
+    const model = agent.model ?? defaultModel;
+    return settingsProblems(model, generationSettings(agent), gateway.families, Boolean(gateway.url)).map(({ field, message }) => issue([field], message, field === 'model' ? agent.model : agent[field]));
   }
 
   /**

@@ -20,7 +20,7 @@ function Shell() {
   const { session } = useConsole();
   const route = useRoute();
   const screen = screenFor(route);
-  const visible = SCREENS.filter((entry) => !entry.admin || session.isAdmin);
+  const visible = SCREENS.filter((entry) => (!entry.admin || session.isAdmin) && !entry.linkedOnly);
   return (
     <div class="shell">
       <a class="skip" href="#main">

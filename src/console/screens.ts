@@ -5,6 +5,8 @@ export interface ScreenEntry {
   path: string;
   label: string;
   admin?: boolean;
+  /** Reached by links only (a run's page), not listed in the navigation. */
+  linkedOnly?: boolean;
   /** Each screen is its own chunk, loaded when first shown: the first load carries only the shell and the chat. */
   load: () => Promise<{ default: ComponentType<{ route: string }> }>;
 }
@@ -18,6 +20,7 @@ export const SCREENS: ScreenEntry[] = [
   { path: '/schedules', label: 'Schedules', load: () => import('./screens/schedules') },
   { path: '/keys', label: 'API keys', load: () => import('./screens/keys') },
   { path: '/webhooks', label: 'Webhooks', load: () => import('./screens/webhooks') },
+  { path: '/runs', label: 'Run', linkedOnly: true, load: () => import('./screens/runs') },
   { path: '/admin/users', label: 'Users', admin: true, load: () => import('./screens/admin/users') },
   { path: '/admin/runs', label: 'Runs', admin: true, load: () => import('./screens/admin/runs') },
   { path: '/admin/usage', label: 'Usage and cost', admin: true, load: () => import('./screens/admin/usage') },

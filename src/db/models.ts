@@ -112,7 +112,8 @@ export class Agent extends Model {
   user_id!: string;
   name!: string;
   instructions!: string;
-  model!: string;
+  /** Null: the deployment's default model, decided when each run starts (DESIGN §17). */
+  model!: string | null;
   tools!: string[];
   max_iterations!: number;
   knowledge_base_ids!: string[];

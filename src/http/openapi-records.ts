@@ -225,11 +225,15 @@ export const MessagePage = v.strictObject({
   has_more: described(v.boolean(), 'Older messages remain'),
   next_before: described(v.nullable(uuid), 'The `before` of the next (older) page: the oldest message of this one; null when none remain'),
 });
+export const AgentDefaultsRecord = v.strictObject({
+  model: described(v.string(), "The deployment's default model: what an agent whose model is null runs on (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway)"),
+  gateway: described(v.boolean(), 'A model gateway is configured (GATEWAY_URL): agents may name gateway models, and the API format, reasoning, thinking budget and gateway tools apply to them'),
+});
 export const AgentRecord = v.strictObject({
   id: uuid,
   name: v.string(),
   instructions: v.string(),
-  model: v.string(),
+  model: described(v.nullable(v.string()), "The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts"),
   tools: v.array(v.picklist(TOOL_NAMES)),
   max_iterations: v.number(),
   knowledge_base_ids: v.array(uuid),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
-import { AgentRecord, AgentVersionRecord, pageOf } from '../http/openapi-records.js';
+import { AgentDefaultsRecord, AgentRecord, AgentVersionRecord, pageOf } from '../http/openapi-records.js';
 import { integerText, paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';
@@ -10,8 +10,8 @@ import { CONTEXT_WINDOW_MAX, CONTEXT_WINDOW_MIN } from '../shared/context-window
 const CreateAgentBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
   instructions: v.optional(v.pipe(v.string(), v.maxLength(20_000)), ''),
-  /** Absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway). */
-  model: v.optional(v.pipe(v.string(), v.trim(), v.regex(MODEL_NAME, MODEL_NAME_RULE))),
+  /** Null or absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway) when each run starts. */
+  model: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.regex(MODEL_NAME, MODEL_NAME_RULE))), null),
   tools: v.optional(v.pipe(v.array(v.picklist(TOOL_NAMES)), v.maxLength(TOOL_NAMES.length)), DEFAULT_TOOLS),
   max_iterations: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 8),
   knowledge_base_ids: v.optional(v.pipe(v.array(uuidText), v.maxLength(20)), []),
@@ -59,6 +59,14 @@ export function agentRoutes({ agents }: Services): Route[] {
       responses: { 200: pageOf(AgentRecord) },
       query: paginationQuery,
       handle: ({ principal, query }) => agents.list(principal.user.id, query),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/agent-defaults',
+      summary: "The deployment's default model (what an agent with a null model runs on) and whether gateway models can be named",
+      auth: { scope: 'agents' },
+      responses: { 200: AgentDefaultsRecord },
+      handle: () => agents.defaults(),
     }),
     route({
       method: 'GET',

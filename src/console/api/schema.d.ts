@@ -247,6 +247,26 @@ export interface paths {
         patch: operations["patchApiAdminUsersId"];
         trace?: never;
     };
+    "/api/agent-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The deployment's default model (what an agent with a null model runs on) and whether gateway models can be named
+         * @description Scope `agents` (or full access).
+         */
+        get: operations["getApiAgentDefaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents": {
         parameters: {
             query?: never;
@@ -1412,7 +1432,8 @@ export interface components {
             knowledge_base_ids: string[];
             max_iterations: number;
             max_tokens: number | null;
-            model: string;
+            /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
+            model: string | null;
             name: string;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
@@ -1448,7 +1469,8 @@ export interface components {
             knowledge_base_ids: string[];
             max_iterations: number;
             max_tokens: number | null;
-            model: string;
+            /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
+            model: string | null;
             name: string;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
@@ -3164,6 +3186,42 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
+    getApiAgentDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A model gateway is configured (GATEWAY_URL): agents may name gateway models, and the API format, reasoning, thinking budget and gateway tools apply to them */
+                        gateway: boolean;
+                        /** @description The deployment's default model: what an agent whose model is null runs on (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway) */
+                        model: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
     getApiAgents: {
         parameters: {
             query?: {
@@ -3243,7 +3301,8 @@ export interface operations {
                     max_iterations?: number;
                     /** @default null */
                     max_tokens?: number | null;
-                    model?: string;
+                    /** @default null */
+                    model?: string | null;
                     name: string;
                     /** @default null */
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
@@ -3385,7 +3444,7 @@ export interface operations {
                     knowledge_base_ids?: string[];
                     max_iterations?: number;
                     max_tokens?: number | null;
-                    model?: string;
+                    model?: string | null;
                     name?: string;
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
                     thinking_budget?: number | null;

@@ -12,13 +12,15 @@ import { useChat } from './chat/use-chat';
 import './chat/chat.css';
 
 /**
- * Chat with an agent (DESIGN §17): `/chat` starts a conversation, `/chat/{id}` continues one.
+ * Chat with an agent (DESIGN §17): `/chat` starts a conversation, `/chat/agent/{agent id}` starts one
+ * with that agent chosen ("Open the chat" on an agent), `/chat/{id}` continues one.
  * A run streams into the transcript as it happens and survives a dropped connection or a reload.
  */
 export default function Chat({ route }: { route: string }) {
   const { api } = useConsole();
-  const conversationId = routeParts(route, '/chat')[0];
-  const chat = useChat(conversationId);
+  const [first, second] = routeParts(route, '/chat');
+  const conversationId = first === 'agent' ? undefined : first;
+  const chat = useChat(conversationId, first === 'agent' ? second : undefined);
   const agents = useLoad(() => must(api.GET('/api/agents', { params: { query: { size: 100 } } })), []);
   const older = useAction(chat.loadOlder);
   const end = useFollowBottom(chat.transcript);
@@ -49,7 +51,17 @@ export default function Chat({ route }: { route: string }) {
       </div>
       <ErrorNotice error={chat.error} />
       {activeRun && !activeRun.done && <ActiveRunControls onInject={chat.inject} onCancel={chat.cancel} reconnecting={chat.reconnecting} />}
-      <Composer agents={agents.data?.items ?? []} agentId={chat.agentId} onAgent={chat.setAgentId} mode={chat.mode} onMode={chat.setMode} busy={Boolean(activeRun && !activeRun.done)} onSend={chat.send} />
+      <Composer
+        agents={agents.data?.items ?? []}
+        agentId={chat.agentId}
+        onAgent={chat.setAgentId}
+        mode={chat.mode}
+        onMode={chat.setMode}
+        docMode={chat.docMode}
+        onDocMode={chat.setDocMode}
+        busy={Boolean(activeRun && !activeRun.done)}
+        onSend={chat.send}
+      />
     </Screen>
   );
 }

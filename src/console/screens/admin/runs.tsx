@@ -9,6 +9,7 @@ import { valueOf } from '../../ui/forms';
 import { Pager } from '../../ui/pager';
 import { ConfirmButton } from '../../ui/confirm';
 import { useUserNames } from './shared';
+import { RunLink } from '../runs/links';
 
 type RunQuery = NonNullable<paths['/api/admin/runs']['get']['parameters']['query']>;
 type AdminRun = paths['/api/admin/runs']['get']['responses'][200]['content']['application/json']['items'][number];
@@ -70,6 +71,7 @@ export default function AdminRunsScreen() {
                 rowKey={(run) => run.id}
                 empty="No run matches."
                 columns={[
+                  { header: 'Run', cell: (run) => <RunLink id={run.id} /> },
                   { header: 'Created', cell: (run) => <When at={run.created_at} /> },
                   { header: 'User', cell: (run) => <span class="small">{nameOf(run.user_id)}</span> },
                   {

@@ -23,6 +23,11 @@ export const REASONING_EFFORTS: ReasoningEffort[] = ['minimal', 'low', 'medium',
 
 export type Approval = 'never' | 'always' | 'listed';
 
+/** The built-in model: it ignores the API format, reasoning, thinking budget and gateway tools (they are the gateway's). */
+export const LOCAL_MODEL = 'local';
+/** The model runs of this draft would use now: its own, or the deployment's default. */
+export const effectiveModel = (draft: Pick<Draft, 'model'>, defaultModel: string | undefined) => draft.model.trim() || defaultModel;
+
 /** The form's state: what the person typed, as text where the API takes numbers (empty = the default). */
 export interface Draft {
   name: string;
@@ -84,8 +89,9 @@ export function bodyOf(draft: Draft): AgentBody {
     context_window: optionalInteger(draft.contextWindow, 'Context window'),
     tool_approval: approvalOf(draft),
     gateway_tools: gatewayToolsOf(draft),
+    // Empty: no model of its own; runs follow the deployment's default, also after it changes.
+    model: draft.model.trim() || null,
   };
-  if (draft.model.trim()) body.model = draft.model.trim();
   return body;
 }
 

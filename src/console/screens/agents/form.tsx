@@ -6,7 +6,8 @@ import { ErrorNotice, Field, SelectField, TextAreaField } from '../../ui/parts';
 import { CheckGroup } from '../builder/checks';
 import { checkedOf, valueOf } from '../../ui/forms';
 import { PICKER_SIZE } from '../../ui/pager';
-import { API_FORMATS, REASONING_EFFORTS, TOOLS, bodyOf, changesOf, draftOf, type Agent, type Approval, type Draft } from './draft';
+import { API_FORMATS, LOCAL_MODEL, REASONING_EFFORTS, TOOLS, bodyOf, changesOf, draftOf, effectiveModel, type Agent, type Approval, type Draft } from './draft';
+import './agents.css';
 
 /** Creates an agent (no `agent`) or changes one: a change sends only the fields that differ, as the agent's next version. */
 export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: Agent) => void }) {
@@ -22,6 +23,7 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
       Promise.all([
         must(api.GET('/api/knowledge-bases', { params: { query: { size: PICKER_SIZE } } })),
         must(api.GET('/api/connectors', { params: { query: { size: PICKER_SIZE } } })),
+        must(api.GET('/api/agent-defaults')),
       ]),
     [],
   );
@@ -33,7 +35,10 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
     const saved = await must(api.PATCH('/api/agents/{id}', { params: { path: { id: agent.id } }, body: changes }));
     onSaved(saved);
   });
-  const [kbs, connectors] = choices.data ?? [undefined, undefined];
+  const [kbs, connectors, defaults] = choices.data ?? [undefined, undefined, undefined];
+  // With the local model these options do nothing: say so beside each rather than hide what the agent keeps.
+  const local = effectiveModel(draft, defaults?.model) === LOCAL_MODEL;
+  const gatewayOnly = local ? ' (gateway models only)' : '';
   return (
     <form
       class="panel agent-form"
@@ -45,10 +50,16 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
     >
       <div class="form-grid">
         <Field label="Name" required maxLength={200} value={draft.name} onInput={(e) => set('name', valueOf(e))} />
-        <Field label="Model" value={draft.model} onInput={(e) => set('model', valueOf(e))} placeholder="local" hint={agent ? undefined : "Empty: the deployment's default model"} required={Boolean(agent)} />
-        <SelectField label="API format" value={draft.apiFormat} options={API_FORMATS} onChange={(e) => set('apiFormat', valueOf(e) as Draft['apiFormat'])} />
+        <Field
+          label="Model"
+          value={draft.model}
+          onInput={(e) => set('model', valueOf(e))}
+          placeholder="The deployment's default model"
+          hint={defaults ? `Empty: the deployment's default model (now ${defaults.model}), also after it changes` : "Empty: the deployment's default model"}
+        />
+        <SelectField label={`API format${gatewayOnly}`} value={draft.apiFormat} options={API_FORMATS} onChange={(e) => set('apiFormat', valueOf(e) as Draft['apiFormat'])} />
         <SelectField
-          label="Reasoning effort"
+          label={`Reasoning effort${gatewayOnly}`}
           value={draft.reasoningEffort}
           options={[{ value: '', label: "Model's default" }, ...REASONING_EFFORTS.map((effort) => ({ value: effort, label: effort }))]}
           onChange={(e) => set('reasoningEffort', valueOf(e) as Draft['reasoningEffort'])}
@@ -56,7 +67,7 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
         <Field label="Max iterations" type="number" min={1} max={50} required value={draft.maxIterations} onInput={(e) => set('maxIterations', valueOf(e))} />
         <Field label="Max tokens" type="number" min={1} value={draft.maxTokens} onInput={(e) => set('maxTokens', valueOf(e))} hint="Empty: the model's default" />
         <Field label="Context window" type="number" value={draft.contextWindow} onInput={(e) => set('contextWindow', valueOf(e))} hint="Tokens; empty: the model's default" />
-        <Field label="Thinking budget" type="number" min={-1} value={draft.thinkingBudget} onInput={(e) => set('thinkingBudget', valueOf(e))} hint="Empty: none" />
+ <Field label={`Thinking budget${gatewayOnly}`} type="number" min={-1} value={draft.thinkingBudget} onInput={(e) => set('thinkingBudget', valueOf(e))} hint="Empty: none" />
         <div class="wide">
           <TextAreaField label="Instructions" rows={5} maxLength={20000} value={draft.instructions} onInput={(e) => set('instructions', valueOf(e))} />
         </div>
@@ -97,8 +108,14 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
           <Field label="Tools needing approval" value={draft.approvalTools} onInput={(e) => set('approvalTools', valueOf(e))} hint="Comma-separated: built-in tools or <connector>__<tool>" />
         )}
       </div>
+      {local && (
+        <p class="notice small gateway-note" role="note">
+          This agent runs on the built-in <code>{LOCAL_MODEL}</code> model{draft.model.trim() ? '' : ", the deployment's default"}: the API format, reasoning effort, thinking budget and gateway tools apply to gateway models only
+          {defaults?.gateway ? '.' : ' (none is configured: GATEWAY_URL).'}
+        </p>
+      )}
       <fieldset class="checks gateway">
-        <legend>Gateway tools</legend>
+        <legend>Gateway tools{gatewayOnly}</legend>
         <label>
           <input type="checkbox" checked={draft.webSearch} onChange={(e) => set('webSearch', checkedOf(e))} />
           <span>Web search</span>

@@ -4,6 +4,7 @@ import { useConsole } from '../../context';
 import { useLoad } from '../../ui/async';
 import { LoadedView, Screen, Table, When } from '../../ui/parts';
 import { PAGE_SIZE, Pager } from '../../ui/pager';
+import { chatWithAgent, modelLabel } from './names';
 import '../builder/builder.css';
 import './agents.css';
 
@@ -35,12 +36,20 @@ export function AgentList() {
               empty="No agents yet: create one to give the chat its model, tools and knowledge."
               columns={[
                 { header: 'Name', cell: (agent) => <a href={`#/agents/${agent.id}`}>{agent.name}</a> },
-                { header: 'Model', cell: (agent) => <code>{agent.model}</code> },
+                { header: 'Model', cell: (agent) => (agent.model ? <code>{agent.model}</code> : <span class="muted">{modelLabel(null)}</span>) },
                 { header: 'Tools', cell: (agent) => agent.tools.join(', ') || <span class="muted">none</span> },
                 { header: 'Knowledge bases', cell: (agent) => agent.knowledge_base_ids.length },
                 { header: 'Connectors', cell: (agent) => agent.connector_ids.length },
                 { header: 'Version', cell: (agent) => agent.version },
                 { header: 'Updated', cell: (agent) => <When at={agent.updated_at} /> },
+                {
+                  header: 'Chat',
+                  cell: (agent) => (
+                    <a href={chatWithAgent(agent.id)} aria-label={`Open the chat with ${agent.name}`}>
+                      Open the chat
+                    </a>
+                  ),
+                },
               ]}
             />
             <Pager label="Agent pages" page={data.page} pages={data.pages} total={data.total} onPage={setPage} />

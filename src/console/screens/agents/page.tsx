@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../ui/confirm';
 import { AgentForm } from './form';
 import { AgentVersions } from './versions';
 import type { Agent } from './draft';
+import { chatWithAgent } from './names';
 import '../builder/builder.css';
 import './agents.css';
 
@@ -37,7 +38,7 @@ export function AgentPage({ id }: { id: string }) {
       title={agent ? agent.name : 'Agent'}
       actions={
         <div class="actions">
-          <a class="button secondary" href="#/chat">
+          <a class="button secondary" href={chatWithAgent(id)}>
             Open the chat
           </a>
           <ConfirmButton label="Delete agent" question="Delete this agent? Its conversations and runs stay." confirmLabel="Delete" onConfirm={remove} />

@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, LoadedView, Table, When } from '../../ui/parts';
 import { PAGE_SIZE, Pager } from '../../ui/pager';
 import type { Agent } from './draft';
+import { modelLabel } from './names';
 
 type Version = components['schemas']['AgentVersion'];
 
@@ -40,7 +41,7 @@ export function AgentVersions({ id, currentVersion, onRestored }: { id: string; 
                 { header: 'Version', cell: (v) => (v.version === currentVersion ? <>{v.version} <span class="badge ok">current</span></> : v.version) },
                 { header: 'Made', cell: (v) => <When at={v.created_at} /> },
                 { header: 'Changed', cell: (v) => changedSince(v, data.items) },
-                { header: 'Model', cell: (v) => <code>{v.model}</code> },
+                { header: 'Model', cell: (v) => (v.model ? <code>{v.model}</code> : <span class="muted">{modelLabel(null)}</span>) },
                 { header: 'Instructions', cell: (v) => <span class="clip">{v.instructions || <span class="muted">none</span>}</span> },
                 {
                   header: 'Action',

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../api/schema';
 import { SelectField, TextAreaField } from '../../ui/parts';
 import type { RunMode } from '../../../shared/run-statuses.js';
+import { DEFAULT_AGENT_LABEL, modelLabel } from '../agents/names';
+import type { DocMode } from './follow';
 
 type Agent = components['schemas']['Agent'];
 
@@ -16,6 +18,8 @@ export interface ComposerProps {
   onAgent: (agentId: string) => void;
   mode: RunMode;
   onMode: (mode: RunMode) => void;
+  docMode: DocMode;
+  onDocMode: (docMode: DocMode) => void;
   /** A run is active: send is off (inject instead). */
   busy: boolean;
   onSend: (question: Question) => Promise<boolean>;
@@ -25,8 +29,14 @@ const IMAGE_TYPES = 'image/png,image/jpeg,image/webp,image/gif';
 /** The API takes at most 10 images per message (DESIGN §15). */
 const MAX_IMAGES = 10;
 
-/** The question form: agent, ReAct or DAG, the message and its images. */
-export function Composer({ agents, agentId, onAgent, mode, onMode, busy, onSend }: ComposerProps) {
+/** The question form: agent, ReAct or DAG, how knowledge is used (doc_mode), the message and its images. */
+const DOC_MODES: { value: DocMode; label: string }[] = [
+  { value: 'auto', label: 'Auto (search when useful)' },
+  { value: 'grounded', label: 'Grounded (only from its knowledge)' },
+  { value: 'off', label: 'Off (no knowledge search)' },
+];
+
+export function Composer({ agents, agentId, onAgent, mode, onMode, docMode, onDocMode, busy, onSend }: ComposerProps) {
   const [q, setQ] = useState('');
   const [files, setFiles] = useState<File[]>([]);
   const [sending, setSending] = useState(false);
@@ -44,12 +54,13 @@ export function Composer({ agents, agentId, onAgent, mode, onMode, busy, onSend 
   const keyDown = (event: KeyboardEvent) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
   };
-  const agentOptions = [{ value: '', label: 'No agent (default model)' }, ...agents.map((agent) => ({ value: agent.id, label: `${agent.name} (${agent.model})` }))];
+  const agentOptions = [{ value: '', label: DEFAULT_AGENT_LABEL }, ...agents.map((agent) => ({ value: agent.id, label: `${agent.name} (${modelLabel(agent.model)})` }))];
   return (
     <form class="composer panel" onSubmit={(event) => void submit(event)} aria-label="Ask">
       <div class="row">
         <SelectField label="Agent" value={agentId} options={agentOptions} onChange={(event) => onAgent(event.currentTarget.value)} />
         <SelectField label="Mode" value={mode} options={[{ value: 'react', label: 'ReAct' }, { value: 'dag', label: 'DAG (plan of nodes)' }]} onChange={(event) => onMode(event.currentTarget.value as RunMode)} />
+        <SelectField label="Knowledge" value={docMode} options={DOC_MODES} onChange={(event) => onDocMode(event.currentTarget.value as DocMode)} />
       </div>
       <TextAreaField label="Message" value={q} onInput={(event) => setQ(event.currentTarget.value)} onKeyDown={keyDown} placeholder="Ask something… (Ctrl+Enter sends)" />
       <PickedImages files={files} onRemove={(file) => setFiles(files.filter((f) => f !== file))} />

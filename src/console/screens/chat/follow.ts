@@ -9,10 +9,14 @@ type Fetch = (request: Request) => Promise<Response>;
 const MAX_BACKOFF_MS = 5_000;
 const MAX_ATTEMPTS = 30;
 
+/** How a run uses the agent's knowledge (DESIGN §14): auto, grounded (answers only from it, or says it cannot), off. */
+export type DocMode = 'auto' | 'grounded' | 'off';
+
 export interface RunBody {
   q: string;
   agent_id: string | null;
   conversation_id: string | null;
+  doc_mode?: DocMode;
   image_ids?: string[];
 }
 

@@ -2,6 +2,9 @@ import { Table, ErrorNotice } from '../../ui/parts';
 import { useAction } from '../../ui/async';
 import { Citations, Images } from '../../ui/attachments';
 import type { PlanNodeView, RunItem, RunView } from './transcript';
+import { Folded, ValueView, inlineText, parsedValue } from '../runs/values';
+import { runHref } from '../runs/links';
+import '../runs/values.css';
 
 export type Decide = (runId: string, callId: string, decision: 'approve' | 'reject') => Promise<void>;
 
@@ -18,6 +21,11 @@ export function RunCard({ run, onDecide }: { run: RunView; onDecide: Decide }) {
       <div class="message assistant">
         <p class="who">
           Assistant <span class="mode">{run.mode === 'dag' ? 'DAG' : 'ReAct'}</span> <span class={`badge ${badgeClass(run.status)}`}>{run.status}</span>
+          {run.runId && (
+            <a class="run-link" href={runHref(run.runId)}>
+              Run page
+            </a>
+          )}
         </p>
         {run.droppedItems > 0 && <p class="muted small">{run.droppedItems} earlier steps not shown.</p>}
         {run.plan && <PlanTable nodes={run.plan} />}
@@ -66,7 +74,7 @@ function Step({ item, runId, waiting, onDecide }: { item: RunItem; runId: string
           <span class="tag">Thought</span> {item.text}
         </p>;
     case 'text':
-      return <p class="said">{item.text}</p>;
+      return item.replaced ? <ReplacedDraft text={item.text} /> : <p class="said">{item.text}</p>;
     case 'tool':
       return <ToolStep item={item} />;
     case 'approval':
@@ -92,36 +100,42 @@ function Step({ item, runId, waiting, onDecide }: { item: RunItem; runId: string
   }
 }
 
-const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-/** Tool outputs can be long (retrieved passages): the start shows, the rest (bounded) on demand. */
-const SHORT_OUTPUT = 300;
-const LONG_OUTPUT = 20_000;
-
-function Output({ text }: { text: string }) {
-  if (text.length <= SHORT_OUTPUT) return <code>{text}</code>;
+/** A draft answer an injected message replaced: folded, so the answer that counts stands out. */
+function ReplacedDraft({ text }: { text: string }) {
+  const words = text.trim().split(/\s+/).filter(Boolean).length;
   return (
-    <details class="long-output">
+    <details class="replaced-draft">
       <summary>
-        <code>{text.slice(0, SHORT_OUTPUT)}…</code>
+        Draft replaced after your message ({words} word{words === 1 ? '' : 's'})
       </summary>
-      <pre>{text.length > LONG_OUTPUT ? `${text.slice(0, LONG_OUTPUT)}…` : text}</pre>
+      <p class="said">{text}</p>
     </details>
   );
 }
 
+/** A short result reads inline; a long one (retrieved passages) folds under its first line. */
+const SHORT_RESULT = 120;
+
 function ToolStep({ item }: { item: Extract<RunItem, { kind: 'tool' }> }) {
+  const result = item.result;
+  const parsed = result && parsedValue(result.output);
+  const short = result && (parsed === null || typeof parsed !== 'object') && inlineText(parsed, Infinity).length <= SHORT_RESULT;
   return (
     <div class="tool">
       <p>
-        <span class="tag">Tool</span> <strong>{item.name}</strong> <code>{JSON.stringify(item.arguments)}</code>
+        <span class="tag">Tool</span> <strong>{item.name}</strong> <span class="tool-args">{inlineText(item.arguments)}</span>
       </p>
-      {item.result ? (
-        <p class={item.result.isError ? 'tool-result failed' : 'tool-result'}>
-          {item.result.isError ? 'Failed: ' : '→ '}
-          <Output text={asText(item.result.output) ?? ''} />
+      {!result ? (
+        <p class="muted small">running…</p>
+      ) : short ? (
+        <p class={result.isError ? 'tool-result failed' : 'tool-result'}>
+          {result.isError ? 'Failed: ' : '→ '}
+          <ValueView value={result.output} />
         </p>
       ) : (
-        <p class="muted small">running…</p>
+        <div class={result.isError ? 'tool-result failed' : 'tool-result'}>
+          <Folded label={result.isError ? 'Failed' : 'Result'} value={result.output} />
+        </div>
       )}
     </div>
   );
@@ -132,8 +146,9 @@ function ApprovalStep({ item, runId, waiting, onDecide }: { item: Extract<RunIte
   return (
     <div class="approval" role="group" aria-label={`Approval for ${item.name}`}>
       <p>
-        <span class="tag">Approval needed</span> The agent wants to call <strong>{item.name}</strong> <code>{JSON.stringify(item.arguments)}</code>
+        <span class="tag">Approval needed</span> The agent wants to call <strong>{item.name}</strong>
       </p>
+      <Folded label="Arguments" value={item.arguments} open />
       {item.decision ? (
         <p class="muted small">{item.decision === 'approve' ? 'Approved.' : item.decision === 'reject' ? 'Rejected.' : 'Decided.'}</p>
       ) : waiting ? (

@@ -26,7 +26,8 @@ export interface HistoryMessage {
 
 export type RunItem =
   | { kind: 'thought'; text: string }
-  | { kind: 'text'; text: string }
+  /** `replaced`: a draft answer that an injected message made the run answer again (shown folded). */
+  | { kind: 'text'; text: string; replaced?: boolean }
   | { kind: 'tool'; callId: string; name: string; arguments: Record<string, unknown>; result?: { output: unknown; isError: boolean } }
   | { kind: 'approval'; callId: string; name: string; arguments: Record<string, unknown>; decision?: 'approve' | 'reject' | 'decided' }
   | { kind: 'injected'; messageId: string; content: string }
@@ -95,10 +96,10 @@ function mapItems(run: RunView, change: (item: RunItem) => RunItem): RunView {
   return { ...run, items: run.items.map(change) };
 }
 
-/** Tokens of an earlier iteration (text said before a tool call) become a step of their own. */
-function flushStreamed(run: RunView): RunView {
+/** Tokens of an earlier iteration (text said before a tool call, or a draft an inject replaced) become a step of their own. */
+function flushStreamed(run: RunView, replaced = false): RunView {
   if (!run.streamed) return run;
-  return { ...withItem(run, { kind: 'text', text: run.streamed }), streamed: '', streamedIteration: undefined };
+  return { ...withItem(run, { kind: 'text', text: run.streamed, ...(replaced && { replaced }) }), streamed: '', streamedIteration: undefined };
 }
 
 function onToken(run: RunView, data: EventData<'token'>): RunView {
@@ -147,7 +148,8 @@ export function applyEvent(run: RunView, event: RunEvent): RunView {
     case 'node':
       return onNode(run, event.data);
     case 'injected':
-      return withItem(run, { kind: 'injected', messageId: event.data.message_id, content: event.data.content });
+      // Absorbed before the next iteration: what was streamed so far was a draft, answered again with the message.
+      return withItem(flushStreamed(run, true), { kind: 'injected', messageId: event.data.message_id, content: event.data.content });
     case 'compaction':
       return withItem(run, { kind: 'compaction', summarized: event.data.summarized_messages, before: event.data.tokens_before, after: event.data.tokens_after });
     case 'answer':

@@ -7,6 +7,7 @@ import { apiFailure } from '../../session';
 import { asError } from '../../ui/async';
 import type { StreamedEvent } from '../../../shared/event-stream.js';
 import type { RunMode } from '../../../shared/run-statuses.js';
+import type { DocMode } from './follow';
 import { emptyUsage } from '../../../shared/events.js';
 import { followRun, startRun } from './follow';
 import { clearInFlight, loadInFlight, saveInFlight } from './storage';
@@ -47,12 +48,13 @@ function settledFrom(record: RunRecord): (run: RunView) => RunView {
  * The chat's state and actions: the conversation's history, the runs started here (streamed,
  * resumed after a drop or a reload from sessionStorage), and what a person does to a run.
  */
-export function useChat(routeConversationId: string | undefined) {
+export function useChat(routeConversationId: string | undefined, routeAgentId?: string) {
   const { api, authorizedFetch } = useConsole();
   const [transcript, dispatch] = useReducer(transcriptReducer, undefined, emptyTranscript);
   const [conversation, setConversation] = useState<{ id: string; title: string }>();
-  const [agentId, setAgentId] = useState('');
+  const [agentId, setAgentId] = useState(routeAgentId ?? '');
   const [mode, setMode] = useState<RunMode>('react');
+  const [docMode, setDocMode] = useState<DocMode>('auto');
   const [activeKey, setActiveKey] = useState<string>();
   const [reconnecting, setReconnecting] = useState(0);
   const [error, setError] = useState<Error>();
@@ -71,6 +73,8 @@ export function useChat(routeConversationId: string | undefined) {
 
   // Another conversation (or a new one): stop following here; the run itself goes on.
   useEffect(() => {
+    // A new conversation opened for an agent ("Open the chat" on it) starts with that agent chosen.
+    if (routeConversationId === undefined && routeAgentId) setAgentId(routeAgentId);
     if (routeConversationId !== undefined && routeConversationId === shown.current) return;
     follower.current?.abort();
     shown.current = routeConversationId;
@@ -80,7 +84,7 @@ export function useChat(routeConversationId: string | undefined) {
     setConversation(undefined);
     dispatch({ type: 'reset' });
     if (routeConversationId) void openConversation(routeConversationId);
-  }, [routeConversationId]);
+  }, [routeConversationId, routeAgentId]);
 
   const activeEntry = transcript.entries.find((entry) => entry.kind === 'run' && entry.key === activeKey);
   const activeRun = activeEntry?.kind === 'run' ? activeEntry.run : undefined;
@@ -172,7 +176,7 @@ export function useChat(routeConversationId: string | undefined) {
       dispatch({ type: 'update', key, change: (run) => ({ ...run, images: withIds }) });
       follower.current?.abort();
       follower.current = controller;
-      const body = { q, agent_id: agentId || null, conversation_id: shown.current ?? null, ...(uploaded.length ? { image_ids: uploaded.map((file) => file.id) } : {}) };
+      const body = { q, agent_id: agentId || null, conversation_id: shown.current ?? null, doc_mode: docMode, ...(uploaded.length ? { image_ids: uploaded.map((file) => file.id) } : {}) };
       const res = await startRun(authorizedFetch, mode, body, controller.signal);
       const runId = res.headers.get('x-run-id') ?? '';
       const conversationId = res.headers.get('x-conversation-id') ?? '';
@@ -210,5 +214,5 @@ export function useChat(routeConversationId: string | undefined) {
     dispatch({ type: 'update', key, change: (run) => ({ ...run, items: run.items.map((item) => (undecided(item) ? { ...item, decision } : item)) }) });
   };
 
-  return { transcript, conversation, agentId, setAgentId, mode, setMode, activeRun, reconnecting, error, loadingHistory, send, inject, cancel, decide, loadOlder };
+  return { transcript, conversation, agentId, setAgentId, mode, setMode, docMode, setDocMode, activeRun, reconnecting, error, loadingHistory, send, inject, cancel, decide, loadOlder };
 }

@@ -11,6 +11,7 @@ import { useAgentNames } from './agent-names';
 import { Citations, Images } from '../../ui/attachments';
 import '../builder/builder.css';
 import './conversations.css';
+import { runHref } from '../runs/links';
 
 type Message = components['schemas']['Message'];
 const OLDER_PAGE = 50;
@@ -116,6 +117,7 @@ function MessageItem({ message }: { message: Message }) {
         <strong>{ROLE_LABEL[message.role]}</strong>
         {message.injected && <span class="badge">injected</span>}
         <When at={message.created_at} />
+        {message.role === 'assistant' && message.run_id && <a href={runHref(message.run_id)}>Run page</a>}
       </header>
       <div class="content">{message.content || <span class="muted">(no text)</span>}</div>
       <Images images={message.attachments} />

@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, Field, SelectField, TextAreaField } from '../../ui/parts';
 import { Check } from '../account/parts';
 import { valueOf } from '../../ui/forms';
+import { DEFAULT_AGENT_LABEL } from '../agents/names';
 
 export type Schedule = components['schemas']['Schedule'];
 type Timing = 'cron' | 'every';
@@ -49,7 +50,7 @@ export function ScheduleForm({ title, initial, submitLabel, onSubmit }: { title:
       enabled,
     }),
   );
-  const agentOptions = [{ value: '', label: 'No agent (the default model)' }, ...(agents.data?.items ?? []).map((agent) => ({ value: agent.id, label: agent.name }))];
+  const agentOptions = [{ value: '', label: DEFAULT_AGENT_LABEL }, ...(agents.data?.items ?? []).map((agent) => ({ value: agent.id, label: agent.name }))];
   const idBase = title.replace(/\W+/g, '-').toLowerCase();
   return (
     <form

@@ -6,6 +6,7 @@ import { useLoad } from '../../ui/async';
 import { LoadedView, Table, When } from '../../ui/parts';
 import { Badge, excerpt, formatCost, formatNumber, RUN_TONES, totalTokens } from '../account/parts';
 import { Pager } from '../../ui/pager';
+import { RunLink } from '../runs/links';
 
 type Run = components['schemas']['Run'];
 
@@ -32,6 +33,7 @@ export function ScheduleRuns({ scheduleId }: { scheduleId: string }) {
                 rowKey={(run) => run.id}
                 empty="No runs yet."
                 columns={[
+                  { header: 'Run', cell: (run) => <RunLink id={run.id} /> },
                   { header: 'Started', cell: (run) => <When at={run.created_at} /> },
                   { header: 'Status', cell: (run) => <Badge tone={RUN_TONES[run.status] ?? ''}>{run.status}</Badge> },
                   { header: 'Answer', cell: (run) => <span class="small">{run.error ? run.error.message : excerpt(run.answer, 100)}</span> },

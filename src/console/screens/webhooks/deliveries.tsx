@@ -6,6 +6,7 @@ import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, LoadedView, Table, When } from '../../ui/parts';
 import { Badge } from '../account/parts';
 import { Pager } from '../../ui/pager';
+import { RunLink } from '../runs/links';
 
 type Delivery = components['schemas']['WebhookDelivery'];
 const TONES: Record<Delivery['status'], string> = { delivered: 'succeeded', failed: 'failed', pending: 'waiting' };
@@ -40,7 +41,7 @@ export function DeliveryList({ webhookId }: { webhookId: string }) {
                 columns={[
                   { header: 'When', cell: (d) => <When at={d.created_at} /> },
                   { header: 'Event', cell: (d) => <code class="nowrap">{d.event}</code> },
-                  { header: 'Run', cell: (d) => (d.run_id ? <code class="small nowrap">{d.run_id.slice(0, 8)}</code> : '—') },
+                  { header: 'Run', cell: (d) => (d.run_id ? <RunLink id={d.run_id} /> : '—') },
                   { header: 'Status', cell: (d) => <Badge tone={TONES[d.status]}>{d.status}</Badge> },
                   { header: 'Attempts', cell: (d) => d.attempts },
                   { header: 'Response', cell: (d) => (d.last_status_code ?? <span class="muted">—</span>) },
