@@ -16,9 +16,10 @@ afterAll(() => app.close());
 const ticketFor = (token: string) => app.request('POST', '/api/admin/dashboard-ticket', { token });
 
 /** Posts a ticket as the console's form does (same origin unless told otherwise); redirects are not followed. */
-function enter(ticket: string, origin: string | null = app.url): Promise<Response> {
+function enter(ticket: string, origin: string | null = app.url, fetchSite?: string): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (origin !== null) headers.origin = origin;
+  if (fetchSite) headers['sec-fetch-site'] = fetchSite;
   return fetch(`${app.url}/admin/queues/enter`, { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams({ ticket }).toString() });
 }
 
@@ -88,12 +89,21 @@ describe('dashboard tickets', () => {
   it('a ticket posted from another origin, or with no Origin, is refused and stays usable by the console', async () => {
     const admin = await app.signedInUser('admin');
     const { ticket } = (await ticketFor(admin.token)).body;
-    for (const origin of ['https://evil.example', 'null', null]) {
-      const res = await enter(ticket, origin);
-      expect(res.status, String(origin)).toBe(403);
+    const refused: [string | null, string | undefined][] = [
+      ['https://evil.example', undefined],
+      ['https://evil.example', 'same-origin'],
+      ['null', undefined],
+      ['null', 'cross-site'],
+      ['null', 'same-site'],
+      [null, undefined],
+    ];
+    for (const [origin, fetchSite] of refused) {
+      const res = await enter(ticket, origin, fetchSite);
+      expect(res.status, `${origin} ${fetchSite}`).toBe(403);
       expect((await res.json()).error).toBe('cross_origin');
     }
-    expect((await enter(ticket)).status).toBe(303);
+    // A page under Referrer-Policy: no-referrer (the console) posts with Origin: null; the browser's Sec-Fetch-Site vouches for it.
+    expect((await enter(ticket, 'null', 'same-origin')).status).toBe(303);
   });
 
   it("the cookie's changes need this origin; a disabled admin's cookie stops working", async () => {

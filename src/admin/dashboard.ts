@@ -183,11 +183,16 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The request was sent by a page of this origin: its Origin header (browsers send one with every POST/PUT/DELETE) names it. */
+/**
+ * The request was sent by a page of this origin. Browsers name the sender in Origin, except that a
+ * page under `Referrer-Policy: no-referrer` (the console's and this dashboard's) sends `Origin: null`;
+ * then Sec-Fetch-Site, which no page can set, must say same-origin. A request with neither is refused.
+ */
 function fromThisOrigin(ctx: AppContext): boolean {
   const origin = ctx.get('origin');
   // This server's origin, from its protocol and Host (X-Forwarded-* when TRUST_PROXY_HOPS is set).
-  return origin !== '' && origin !== 'null' && origin === `${ctx.protocol}://${ctx.host}`;
+  if (origin !== '' && origin !== 'null') return origin === `${ctx.protocol}://${ctx.host}`;
+  return ctx.get('sec-fetch-site') === 'same-origin';
 }
 
 class CrossOrigin extends AppError {
