@@ -47,7 +47,9 @@ export function labelledError(error: Error | undefined, labels: Record<string, s
   if (!error || !fields?.length) return error;
   const lines = fields.map(({ path, msg }) => {
     const label = labels[path] ?? labels[path.split('.')[0]!] ?? path;
-    return `${label}: ${msg.charAt(0).toUpperCase()}${msg.slice(1)}`;
+    // "Value error, " is the FastAPI-style prefix of a check's message; it says nothing to a person.
+    const said = msg.replace(/^Value error,\s*/i, '');
+    return `${label}: ${said.charAt(0).toUpperCase()}${said.slice(1)}`;
   });
   return new Error([...new Set(lines)].join('\n'));
 }
