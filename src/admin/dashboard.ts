@@ -74,7 +74,9 @@ const SECURITY_HEADERS = {
  * `POST /admin/queues/login` (a form at GET) takes an admin's API key or access token once and
  * answers with a signed cookie (HttpOnly, SameSite=Strict, Path=/admin/queues, 15 minutes) naming
  * the admin and that credential; each later request re-checks both (disabled, demoted, revoked →
- * signed out). Scripts may send `Authorization: Bearer` instead. bull-board's assets come from the
+ * signed out). The console opens it without a pasted credential: a one-time ticket from
+ * POST /api/admin/dashboard-ticket, posted by a same-origin form to `/admin/queues/enter`, gets the same cookie.
+ * Changes made with the cookie must come from this origin (CSRF). Scripts may send `Authorization: Bearer` instead. bull-board's assets come from the
  * installed package; the one external stylesheet its page names (web fonts) is dropped.
  */
 export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
@@ -199,7 +201,7 @@ class CrossOrigin extends AppError {
   readonly status = 403;
   readonly code = 'cross_origin';
   constructor() {
-    super('The queue dashboard takes changes only from its own pages (the Origin header must be this server)');
+    super('The queue dashboard takes changes only from pages of this origin (Origin, or Sec-Fetch-Site: same-origin)');
   }
 }
 
