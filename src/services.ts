@@ -35,6 +35,7 @@ import { UserAdminService } from './admin/users.js';
 import { RunReports } from './admin/runs.js';
 import { ModelPriceService } from './admin/model-prices.js';
 import { QueueStats } from './admin/queues.js';
+import { DashboardTickets } from './admin/dashboard-tickets.js';
 import { Metrics } from './metrics/registry.js';
 import { FileService } from './files/service.js';
 import { PostgresFileStorage } from './files/storage.js';
@@ -128,8 +129,10 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const modelPrices = new ModelPriceService(knex, audit);
   const queues = [queue, ingestQueue, webhookQueue];
   const queueStats = new QueueStats(queues);
+  // The console opens the queue dashboard with a one-time ticket instead of a pasted credential (DESIGN §17).
+  const dashboardTickets = new DashboardTickets(redis, keys);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, webhookQueue, queues, schedules, scheduleQueue };
+  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue };
 }
 export type Services = ReturnType<typeof buildServices>;

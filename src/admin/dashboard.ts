@@ -11,7 +11,8 @@ import type { CredentialCache } from '../auth/cache.js';
 import { sessionRevoked } from '../auth/sessions.js';
 import type { Models } from '../db/models.js';
 import type { AuditLog } from '../audit/log.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf, originOf } from '../http/actor.js';
+import type { DashboardSession, DashboardTickets } from './dashboard-tickets.js';
 import type { AppContext, AppState } from '../http/route.js';
 import { AppError, AuthError, RequestTimeoutError } from '../shared/errors.js';
 import { boundedBodyRead } from '../http/body-guard.js';
@@ -28,6 +29,7 @@ export interface DashboardDeps {
   cache: CredentialCache;
   models: Models;
   audit: AuditLog;
+  dashboardTickets: DashboardTickets;
   jwtSecret: string;
   issuer: string;
   /** BODY_IDLE_TIMEOUT_MS: the login form's body is given up when it stalls. */
@@ -41,23 +43,27 @@ export interface DashboardDeps {
   webhookQueue: Queue;
 }
 
-/** What the dashboard cookie carries: the admin, and the credential that logged in (re-checked on every request). */
-interface DashboardSession {
-  userId: string;
-  kind: 'jwt' | 'api_key';
-  /** The JWT's session (refresh family) or the key's id. */
-  ref: string;
-}
+/** The dashboard's mark (bull-board's own icons sit behind the session), so its sign-in page asks for no /favicon.ico. */
+const ICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f5bd3"/><path d="M4 5h8M4 8h8M4 11h5" stroke="#fff" stroke-width="1.6"/></svg>')}`;
+const LOGIN_STYLE = `:root{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:15px;line-height:1.45;color:#1d1d22;background:#f7f7f8}
+*{box-sizing:border-box}body{margin:0;min-height:100vh;display:grid;place-items:center;padding:16px}
+main{background:#fff;border:1px solid #dcdce2;border-radius:6px;padding:28px;width:min(420px,100%)}
+h1{font-size:1.4rem;margin:0 0 12px}a{color:#2f5bd3}label{display:block;font-weight:600;font-size:.9em}
+input{display:block;width:100%;font:inherit;padding:7px 9px;margin:4px 0 12px;border:1px solid #dcdce2;border-radius:6px}
+button{font:inherit;width:100%;padding:8px 14px;border-radius:6px;border:1px solid #2f5bd3;background:#2f5bd3;color:#fff;cursor:pointer}
+h2{font-size:1.05rem;margin:20px 0 8px}.error{color:#b3261e;background:#fdecea;border:1px solid #f3c2bd;padding:8px 12px;border-radius:6px}
+:focus-visible{outline:2px solid #2f5bd3;outline-offset:2px}`;
 
 const LOGIN_PAGE = (message = '') => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Queues — sign in</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}input{width:100%;padding:.5rem;margin:.5rem 0}p.error{color:#b00}</style></head>
-<body><h1>Queue dashboard</h1>
-<p>Paste an admin's API key (full access or scope <code>admin</code>) or access token. It is exchanged for a
-session cookie valid for ${SESSION_TTL_S / 60} minutes; the credential itself is not stored in the browser.</p>
-${message ? `<p class="error">${message}</p>` : ''}
-<form method="post" action="${DASHBOARD_PATH}/login"><label>Credential <input type="password" name="token" autocomplete="off" required></label>
-<button type="submit">Sign in</button></form></body></html>`;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
+<title>Queue dashboard — sign in</title><link rel="icon" href="${ICON}"><style>${LOGIN_STYLE}</style></head>
+<body><main><h1>Queue dashboard</h1>
+${message ? `<p class="error" role="alert">${message}</p>` : ''}
+<p>Open it from the console: sign in as an admin and choose <a href="/console#/chat">Administration → Queue dashboard</a>.
+The session lasts ${SESSION_TTL_S / 60} minutes.</p>
+<h2>Or sign in with a credential</h2>
+<form method="post" action="${DASHBOARD_PATH}/login"><label>Credential (an admin's key with scope <code>admin</code>, or a token)<input type="password" name="token" autocomplete="off" required></label>
+<button type="submit">Sign in</button></form><p>The credential is exchanged for a session cookie and not kept in the browser.</p></main></body></html>`;
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
@@ -71,7 +77,9 @@ const SECURITY_HEADERS = {
  * `POST /admin/queues/login` (a form at GET) takes an admin's API key or access token once and
  * answers with a signed cookie (HttpOnly, SameSite=Strict, Path=/admin/queues, 15 minutes) naming
  * the admin and that credential; each later request re-checks both (disabled, demoted, revoked →
- * signed out). Scripts may send `Authorization: Bearer` instead. bull-board's assets come from the
+ * signed out). The console opens it without a pasted credential: a one-time ticket from
+ * POST /api/admin/dashboard-ticket, posted by a same-origin form to `/admin/queues/enter`, gets the same cookie.
+ * Changes made with the cookie must come from this origin (CSRF). Scripts may send `Authorization: Bearer` instead. bull-board's assets come from the
  * installed package; the one external stylesheet its page names (web fonts) is dropped.
  */
 export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
@@ -115,8 +123,20 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
       await deps.audit.record(actorOf(principal, ctx), { action: 'dashboard.login_refused', targetType: 'user', targetId: principal.user.id });
       return loginPage(ctx, 403, 'The queue dashboard needs an admin with full access or scope admin.');
     }
-    const ref = principal.kind === 'jwt' ? sessionOf(token!) : principal.keyId!;
-    ctx.cookies.set(COOKIE, await sign({ userId: principal.user.id, kind: principal.kind, ref }), {
+    await openSession(ctx, dashboardSessionOf(principal, token!));
+    await deps.audit.record(actorOf(principal, ctx), { action: 'dashboard.login', targetType: 'user', targetId: principal.user.id });
+  }
+
+  /** The console's way in: a one-time ticket (POST /api/admin/dashboard-ticket), posted by a same-origin form. */
+  async function enter(ctx: AppContext): Promise<void> {
+    const session = await deps.dashboardTickets.redeem(await formField(ctx, 'ticket', deps.bodyIdleTimeoutMs));
+    if (!session || !(await stillAdmin(deps, session))) return loginPage(ctx, 401, 'That link has been used or has expired. Open the dashboard again from the console.');
+    await openSession(ctx, session);
+    await deps.audit.record({ userId: session.userId, credential: session.kind === 'jwt' ? 'jwt' : 'api_key', ...originOf(ctx) }, { action: 'dashboard.login', targetType: 'user', targetId: session.userId });
+  }
+
+  async function openSession(ctx: AppContext, session: DashboardSession): Promise<void> {
+    ctx.cookies.set(COOKIE, await sign(session), {
       httpOnly: true,
       sameSite: 'strict',
       path: DASHBOARD_PATH,
@@ -125,7 +145,6 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
       secure: ctx.secure,
       overwrite: true,
     });
-    await deps.audit.record(actorOf(principal, ctx), { action: 'dashboard.login', targetType: 'user', targetId: principal.user.id });
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD_PATH}/`);
   }
@@ -138,12 +157,20 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
       if (ctx.method === 'GET' || ctx.method === 'HEAD') return loginPage(ctx, 200);
       throw new MethodNotAllowed(ctx.method);
     }
+    if (ctx.path === `${DASHBOARD_PATH}/enter`) {
+      if (ctx.method !== 'POST') throw new MethodNotAllowed(ctx.method, 'POST');
+      if (!fromThisOrigin(ctx)) throw new CrossOrigin();
+      return enter(ctx);
+    }
     if (ctx.path === `${DASHBOARD_PATH}/logout` && ctx.method === 'POST') {
       ctx.cookies.set(COOKIE, null, { path: DASHBOARD_PATH });
       ctx.status = 303;
       return ctx.redirect(`${DASHBOARD_PATH}/login`);
     }
-    const allowed = ctx.get('authorization') ? await bearerIsAdmin(deps, ctx) : await fromCookie(ctx);
+    const byCookie = !ctx.get('authorization');
+    // SameSite=Strict keeps the cookie off other sites' requests; the Origin check also refuses a sibling site's (CSRF).
+    if (byCookie && !SAFE_METHODS.has(ctx.method) && !fromThisOrigin(ctx)) throw new CrossOrigin();
+    const allowed = byCookie ? await fromCookie(ctx) : await bearerIsAdmin(deps, ctx);
     if (!allowed) {
       const wantsPage = ctx.method === 'GET' && !ctx.path.startsWith(`${DASHBOARD_PATH}/api/`) && ctx.accepts('html') === 'html';
       if (wantsPage) {
@@ -157,6 +184,28 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
     if (ctx.status === 501 || (ctx.status === 405 && ctx.body == null)) throw new MethodNotAllowed(ctx.method, ctx.response.get('Allow') || 'GET');
     if (typeof ctx.body === 'string' && ctx.response.is('html')) ctx.body = withoutExternalStyles(ctx.body);
   };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The request was sent by a page of this origin. Browsers name the sender in Origin, except that a
+ * page under `Referrer-Policy: no-referrer` (the console's and this dashboard's) sends `Origin: null`;
+ * then Sec-Fetch-Site, which no page can set, must say same-origin. A request with neither is refused.
+ */
+function fromThisOrigin(ctx: AppContext): boolean {
+  const origin = ctx.get('origin');
+  // This server's origin, from its protocol and Host (X-Forwarded-* when TRUST_PROXY_HOPS is set).
+  if (origin !== '' && origin !== 'null') return origin === `${ctx.protocol}://${ctx.host}`;
+  return ctx.get('sec-fetch-site') === 'same-origin';
+}
+
+class CrossOrigin extends AppError {
+  readonly status = 403;
+  readonly code = 'cross_origin';
+  constructor() {
+    super('The queue dashboard takes changes only from pages of this origin (Origin, or Sec-Fetch-Site: same-origin)');
+  }
 }
 
 class MethodNotAllowed extends AppError {
@@ -175,7 +224,12 @@ function loginPage(ctx: AppContext, status: number, message?: string): void {
 }
 
 /** The credential from the login form (urlencoded) or a JSON body `{token}`; bounded. */
-async function credentialFromForm(ctx: AppContext, idleMs: number): Promise<string | undefined> {
+function credentialFromForm(ctx: AppContext, idleMs: number): Promise<string | undefined> {
+  return formField(ctx, 'token', idleMs);
+}
+
+/** One field of a small urlencoded form or JSON body; undefined when absent, empty, unreadable or too large. */
+async function formField(ctx: AppContext, field: string, idleMs: number): Promise<string | undefined> {
   let text: string;
   try {
     const length = ctx.get('content-length') || undefined;
@@ -186,14 +240,14 @@ async function credentialFromForm(ctx: AppContext, idleMs: number): Promise<stri
   }
   if (ctx.is('json')) {
     try {
-      const token = (JSON.parse(text) as { token?: unknown })?.token;
-      return typeof token === 'string' && token ? token : undefined;
+      const value = (JSON.parse(text) as Record<string, unknown> | null)?.[field];
+      return typeof value === 'string' && value ? value : undefined;
     } catch {
       return undefined;
     }
   }
-  const token = new URLSearchParams(text).get('token')?.trim();
-  return token || undefined;
+  const value = new URLSearchParams(text).get(field)?.trim();
+  return value || undefined;
 }
 
 async function bearerIsAdmin(deps: DashboardDeps, ctx: AppContext): Promise<boolean> {
@@ -201,6 +255,11 @@ async function bearerIsAdmin(deps: DashboardDeps, ctx: AppContext): Promise<bool
   const principal = await deps.authenticator.authenticate(match?.[1]);
   authorize(principal, ADMIN);
   return true;
+}
+
+/** The dashboard session a verified admin credential opens: the key's id, or the access token's session. */
+export function dashboardSessionOf(principal: Principal, token: string): DashboardSession {
+  return { userId: principal.user.id, kind: principal.kind, ref: principal.kind === 'jwt' ? sessionOf(token) : principal.keyId! };
 }
 
 /** The session (`sid`) of an access token the authenticator has just verified. */

@@ -1,11 +1,12 @@
 import type { ComponentType } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useConsole } from './context';
 import { useRoute } from './router';
 import { SCREENS, screenFor, type ScreenEntry } from './screens';
 import { SignIn } from './screens/sign-in';
 import { ErrorNotice } from './ui/parts';
 import { asError } from './ui/async';
+import { QueueDashboardButton } from './ui/queue-dashboard';
 
 /** The console once the session is known: sign-in, or the navigation and the current screen. */
 export function App() {
@@ -21,40 +22,47 @@ function Shell() {
   const route = useRoute();
   const screen = screenFor(route);
   const visible = SCREENS.filter((entry) => (!entry.admin || session.isAdmin) && !entry.linkedOnly);
+  const menu = useMenu(route);
   return (
     <div class="shell">
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <nav aria-label="Console">
-        <p class="brand">Agent Platform</p>
-        <ul>
-          {visible.filter((entry) => !entry.admin).map((entry) => (
-            <NavLink key={entry.path} entry={entry} current={screen === entry} />
-          ))}
-        </ul>
-        {session.isAdmin && (
-          <>
-            <p class="nav-group" id="nav-admin">
-              Administration
-            </p>
-            <ul aria-labelledby="nav-admin">
-              {visible.filter((entry) => entry.admin).map((entry) => (
-                <NavLink key={entry.path} entry={entry} current={screen === entry} />
-              ))}
-              <li>
-                <a href="/admin/queues/" target="_blank" rel="noopener">
-                  Queue dashboard ↗
-                </a>
-              </li>
-            </ul>
-          </>
-        )}
-        <div class="who">
-          <span>{session.user?.email}</span>
-          <button type="button" onClick={() => session.signOut()}>
-            Sign out
+      <nav aria-label="Console" class={menu.open ? 'open' : undefined} onKeyDown={menu.onKeyDown}>
+        <div class="nav-bar">
+          <p class="brand">Agent Platform</p>
+          {/* Shown on narrow screens only (styles.css): the navigation folds into this menu. */}
+          <button type="button" class="menu-toggle secondary" aria-expanded={menu.open} aria-controls="console-menu" ref={menu.toggleRef} onClick={menu.toggle}>
+            Menu
           </button>
+        </div>
+        <div id="console-menu" class="nav-menu">
+          <ul>
+            {visible.filter((entry) => !entry.admin).map((entry) => (
+              <NavLink key={entry.path} entry={entry} current={screen === entry} />
+            ))}
+          </ul>
+          {session.isAdmin && (
+            <>
+              <p class="nav-group" id="nav-admin">
+                Administration
+              </p>
+              <ul aria-labelledby="nav-admin">
+                {visible.filter((entry) => entry.admin).map((entry) => (
+                  <NavLink key={entry.path} entry={entry} current={screen === entry} />
+                ))}
+                <li>
+                  <QueueDashboardButton />
+                </li>
+              </ul>
+            </>
+          )}
+          <div class="who">
+            <span>{session.user?.email}</span>
+            <button type="button" onClick={() => session.signOut()}>
+              Sign out
+            </button>
+          </div>
         </div>
       </nav>
       <main id="main" tabIndex={-1}>
@@ -62,6 +70,19 @@ function Shell() {
       </main>
     </div>
   );
+}
+
+/** The narrow screen's menu: open or closed; it closes on a new route, and Escape closes it and returns focus to its button. */
+function useMenu(route: string) {
+  const [open, setOpen] = useState(false);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [route]);
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape' || !open) return;
+    setOpen(false);
+    toggleRef.current?.focus();
+  };
+  return { open, toggle: () => setOpen((was) => !was), toggleRef, onKeyDown };
 }
 
 function NavLink({ entry, current }: { entry: ScreenEntry; current: boolean }) {

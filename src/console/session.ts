@@ -102,6 +102,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** A 422's invalid fields (their `loc` without `body`), for a form to name them by its own labels. */
+    readonly fields: { path: string; msg: string }[] = [],
   ) {
     super(message);
   }
@@ -117,8 +119,8 @@ interface ErrorBody {
 export function describeFailure(status: number, body: unknown): ApiError {
   const parsed = (body ?? {}) as ErrorBody;
   if (Array.isArray(parsed.detail)) {
-    const fields = parsed.detail.map((d) => `${(d.loc ?? []).filter((part) => part !== 'body').join('.') || 'request'}: ${d.msg ?? 'invalid'}`);
-    return new ApiError(status, fields.join('; '), 'validation_error');
+    const fields = parsed.detail.map((d) => ({ path: (d.loc ?? []).filter((part) => part !== 'body').join('.') || 'request', msg: d.msg ?? 'invalid' }));
+    return new ApiError(status, fields.map((field) => `${field.path}: ${field.msg}`).join('; '), 'validation_error', fields);
   }
   if (typeof parsed.message === 'string') return new ApiError(status, parsed.message, parsed.error);
   if (typeof parsed.detail === 'string') return new ApiError(status, parsed.detail);

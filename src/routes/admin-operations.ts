@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
 import { pageOf } from '../http/openapi-records.js';
-import { ADMIN } from '../auth/guard.js';
+import { ADMIN, credentialOf } from '../auth/guard.js';
+import { DASHBOARD_PATH, dashboardSessionOf } from '../admin/dashboard.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
 
 const AuditQuery = v.pipe(
@@ -41,9 +42,27 @@ const AuditRecord = v.strictObject({
   details: v.record(v.string(), v.unknown()),
 });
 
+const DashboardTicketRecord = v.strictObject({
+  ticket: v.pipe(v.string(), v.description('Single use; POST it as the form field `ticket` to `enter_url` (a same-origin form) before expires_at')),
+  enter_url: v.string(),
+  expires_at: v.pipe(v.string(), v.isoTimestamp()),
+});
+
 /** Queues and the audit log, for administrators (DESIGN §9). The audit log has no endpoint that changes it. */
-export function adminOperationsRoutes({ audit, queueStats }: Services): Route[] {
+export function adminOperationsRoutes({ audit, queueStats, dashboardTickets }: Services): Route[] {
   return [
+    route({
+      method: 'POST',
+      path: '/api/admin/dashboard-ticket',
+      summary: 'A one-time ticket (60 s) into the queue dashboard for this admin and credential: the console opens the dashboard with it',
+      auth: ADMIN,
+      responses: { 201: DashboardTicketRecord },
+      status: 201,
+      handle: async ({ principal, ctx }) => {
+        const { ticket, expiresAt } = await dashboardTickets.issue(dashboardSessionOf(principal, credentialOf(ctx, ADMIN)!));
+        return { ticket, enter_url: `${DASHBOARD_PATH}/enter`, expires_at: expiresAt.toISOString() };
+      },
+    }),
     route({
       method: 'GET',
       path: '/api/admin/queues',

@@ -41,6 +41,8 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     loginFailuresForAddress: (address: string) => `${prefix}auth:fail:address:${digest(address)}`,
     loginFailuresForAccountAtAddress: (email: string, address: string) =>
       `${prefix}auth:fail:pair:${digest(`${email.toLowerCase()}\n${address}`)}`,
+    /** A one-time ticket into the queue dashboard (src/admin/dashboard-tickets.ts), by its digest: the ticket itself is never stored. */
+    dashboardTicket: (ticket: string) => `${prefix}dashboard:ticket:${digest(ticket)}`,
     /** Pub/sub channel telling every web process to drop cached credentials (broadcast, also on a cluster). */
     authInvalidationChannel: `${prefix}auth:invalidate`,
     /** A run's event stream: the record of everything it published. */

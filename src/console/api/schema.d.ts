@@ -67,6 +67,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/dashboard-ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time ticket (60 s) into the queue dashboard for this admin and credential: the console opens the dashboard with it
+         * @description Scope `admin` (or full access). Role `admin`.
+         */
+        post: operations["postApiAdminDashboardTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/model-prices": {
         parameters: {
             query?: never;
@@ -2474,6 +2494,45 @@ export interface operations {
             };
             401: components["responses"]["401"];
             403: components["responses"]["403"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiAdminDashboardTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enter_url: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @description Single use; POST it as the form field `ticket` to `enter_url` (a same-origin form) before expires_at */
+                        ticket: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];

@@ -37,3 +37,19 @@ export function bytes(size: number): string {
 export function counted(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/**
+ * A 422 named in the form's own words: each invalid field by its label (`cron` → "Cron expression")
+ * rather than the API's field name; any other error as it is.
+ */
+export function labelledError(error: Error | undefined, labels: Record<string, string>): Error | undefined {
+  const fields = (error as { fields?: { path: string; msg: string }[] } | undefined)?.fields;
+  if (!error || !fields?.length) return error;
+  const lines = fields.map(({ path, msg }) => {
+    const label = labels[path] ?? labels[path.split('.')[0]!] ?? path;
+    // "Value error, " is the FastAPI-style prefix of a check's message; it says nothing to a person.
+    const said = msg.replace(/^Value error,\s*/i, '');
+    return `${label}: ${said.charAt(0).toUpperCase()}${said.slice(1)}`;
+  });
+  return new Error([...new Set(lines)].join('\n'));
+}

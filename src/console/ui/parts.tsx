@@ -89,11 +89,11 @@ export function SelectField({ label, options, ...select }: SelectProps) {
   );
 }
 
-/** A table with a caption (its accessible name); `empty` when there are no rows. */
+/** A table with a caption (its accessible name); `empty` when there are no rows. On a narrow screen each row stacks, its cells labelled by their headers (styles.css). */
 export function Table<T>({ caption, columns, rows, empty, rowKey }: { caption: string; columns: { header: string; cell: (row: T) => ComponentChildren }[]; rows: T[]; empty: string; rowKey: (row: T) => string }) {
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   return (
-    <table>
+    <table class="stacked">
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -108,7 +108,9 @@ export function Table<T>({ caption, columns, rows, empty, rowKey }: { caption: s
         {rows.map((row) => (
           <tr key={rowKey(row)}>
             {columns.map((column) => (
-              <td key={column.header}>{column.cell(row)}</td>
+              <td key={column.header} data-label={column.header}>
+                {column.cell(row)}
+              </td>
             ))}
           </tr>
         ))}

@@ -8,6 +8,7 @@ import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, LoadedView, Screen, When } from '../../ui/parts';
 import { ConfirmButton } from '../../ui/confirm';
 import { useAgentNames } from './agent-names';
+import { RenameConversation } from './rename';
 import { Citations, Images } from '../../ui/attachments';
 import '../builder/builder.css';
 import './conversations.css';
@@ -44,6 +45,9 @@ export function ConversationView({ id }: { id: string }) {
       <LoadedView loaded={loaded}>
         {(conversation) => (
           <>
+            <p>
+              <RenameConversation key={conversation.title ?? ''} id={id} title={conversation.title} onRenamed={loaded.reload} />
+            </p>
             <dl class="facts panel">
               <dt>Agent</dt>
               <dd>{agentName(conversation.agent_id)}</dd>

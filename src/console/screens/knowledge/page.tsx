@@ -9,6 +9,7 @@ import { counted } from '../../ui/forms';
 import { Documents } from './documents';
 import { statusClass, type KnowledgeBase } from './modes';
 import { Playground } from './playground';
+import { KnowledgeBaseSettings } from './settings';
 import { Uploader } from './uploader';
 import '../builder/builder.css';
 import './knowledge.css';
@@ -34,6 +35,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
         {(kb) => (
           <>
             <Facts kb={kb} />
+            <KnowledgeBaseSettings key={kb.updated_at} kb={kb} onSaved={loaded.reload} />
             <Uploader kbId={kb.id} onUploaded={() => setUploads((n) => n + 1)} />
             <Documents kbId={kb.id} uploads={uploads} onSettled={loaded.reload} />
             <Playground kb={kb} />

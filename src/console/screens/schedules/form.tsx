@@ -5,7 +5,7 @@ import { useConsole } from '../../context';
 import { useAction, useLoad } from '../../ui/async';
 import { ErrorNotice, Field, SelectField, TextAreaField } from '../../ui/parts';
 import { Check } from '../account/parts';
-import { valueOf } from '../../ui/forms';
+import { labelledError, valueOf } from '../../ui/forms';
 import { DEFAULT_AGENT_LABEL } from '../agents/names';
 
 export type Schedule = components['schemas']['Schedule'];
@@ -21,6 +21,19 @@ export interface ScheduleFields {
   timezone: string;
   enabled: boolean;
 }
+
+/** The API's field names as this form labels them, for its 422s. */
+const LABELS: Record<string, string> = {
+  name: 'Schedule name',
+  agent_id: 'Agent',
+  mode: 'Mode',
+  q: 'Question',
+  cron: 'Cron expression',
+  every_seconds: 'Interval (seconds)',
+  timezone: 'Time zone',
+  enabled: 'Enabled',
+  request: 'Schedule',
+};
 
 const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
 const ZONE_OPTIONS = (ZONES.includes('UTC') ? ZONES : ['UTC', ...ZONES]).map((zone) => ({ value: zone, label: zone }));
@@ -82,7 +95,7 @@ export function ScheduleForm({ title, initial, submitLabel, onSubmit }: { title:
         <div class="row">
           {timing === 'cron' ? (
             <>
-              <Field label="Cron expression" required value={cron} class="mono" hint="minute hour day-of-month month day-of-week (6 fields: seconds first)" onInput={(e: Event) => setCron(valueOf(e))} />
+              <Field label="Cron expression" required value={cron} class="mono" hint="Five fields: minute hour day-of-month month day-of-week, e.g. 0 9 * * 1-5 is 09:00 on weekdays. A sixth field in front, if given, is the second." onInput={(e: Event) => setCron(valueOf(e))} />
               <SelectField label="Time zone" options={ZONE_OPTIONS} value={timezone} onChange={(e: Event) => setTimezone(valueOf(e))} />
             </>
           ) : (
@@ -93,7 +106,7 @@ export function ScheduleForm({ title, initial, submitLabel, onSubmit }: { title:
       <p>
         <Check label="Enabled" checked={enabled} onChange={setEnabled} />
       </p>
-      <ErrorNotice error={submit.error} />
+      <ErrorNotice error={labelledError(submit.error, LABELS)} />
       <button type="submit" disabled={submit.busy}>
         {submit.busy ? 'Saving…' : submitLabel}
       </button>
