@@ -139,6 +139,7 @@ export type Env = Record<string, string | undefined>;
 
 export interface GatewayConfig {
   url?: string;
+  /** Absent: the gateway takes no key (a local Ollama or vLLM), and no Authorization header is sent. */
   apiKey?: string;
   model?: string;
   fallbackModel?: string;
@@ -296,7 +297,6 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push(`${name} is not set: using a development-only value. Set it before exposing this service.`);
     return devValue;
   };
-  if (e.GATEWAY_URL && !e.GATEWAY_API_KEY) throw new ConfigError('Invalid configuration: GATEWAY_API_KEY is required when GATEWAY_URL is set');
   for (const name of ['GATEWAY_URL', 'GATEWAY_MODEL'] as const) {
     if (e.MODEL_PROVIDER === 'gateway' && !e[name]) throw new ConfigError(`Invalid configuration: ${name} is required when MODEL_PROVIDER=gateway`);
   }
@@ -331,7 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultModel: e.MODEL_PROVIDER === 'gateway' ? e.GATEWAY_MODEL! : LOCAL_MODEL,
       gateway: {
         url: e.GATEWAY_URL,
-        apiKey: e.GATEWAY_API_KEY,
+        apiKey: e.GATEWAY_API_KEY || undefined,
         model: e.GATEWAY_MODEL,
         fallbackModel: e.GATEWAY_FALLBACK_MODEL,
         maxRetries: e.GATEWAY_MAX_RETRIES,
