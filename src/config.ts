@@ -297,6 +297,10 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push(`${name} is not set: using a development-only value. Set it before exposing this service.`);
     return devValue;
   };
+  // The platform appends /v1/…; an address copied from a client's settings (…/v1) would call /v1/v1/… and 404.
+  if (e.GATEWAY_URL && /\/v1\/?$/.test(new URL(e.GATEWAY_URL).pathname)) {
+    throw new ConfigError(`Invalid configuration: GATEWAY_URL is the base address without /v1: use ${e.GATEWAY_URL.replace(/\/v1\/?$/, '')}`);
+  }
   for (const name of ['GATEWAY_URL', 'GATEWAY_MODEL'] as const) {
     if (e.MODEL_PROVIDER === 'gateway' && !e[name]) throw new ConfigError(`Invalid configuration: ${name} is required when MODEL_PROVIDER=gateway`);
   }

@@ -61,6 +61,7 @@ describe('config', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ MODEL_PROVIDER: 'gateway' }, 'GATEWAY_URL'],
     [{ MODEL_PROVIDER: 'gateway', GATEWAY_URL: 'http://gw', GATEWAY_API_KEY: 'k' }, 'GATEWAY_MODEL'],
+    [{ GATEWAY_URL: 'http://localhost:11434/v1' }, 'GATEWAY_URL is the base address without /v1: use http://localhost:11434'],
     [{ GATEWAY_DEEP_RESEARCH_MODELS: '(' }, 'GATEWAY_DEEP_RESEARCH_MODELS'],
     [{ GATEWAY_IDLE_TIMEOUT_MS: '5' }, 'GATEWAY_IDLE_TIMEOUT_MS'],
     [{ ADMIN_EMAIL: 'a@b.co' }, 'ADMIN_EMAIL'],
