@@ -25,6 +25,14 @@ afterAll(async () => {
   await gateway?.close();
 });
 
+/** A streamed run, its status and refusal body asserted first so a failure says why. */
+async function ask(body: Record<string, unknown>): Promise<StreamResult> {
+  const res = await stream(`${stack.url}/api/react`, { token: key, body });
+  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: undefined });
+  expect(ofType(res.events, 'error')).toEqual([]);
+  return res;
+}
+
 const answerOf = (res: StreamResult) => ofType(res.events, 'answer')[0]?.data;
 const doneOf = (res: StreamResult) => ofType(res.events, 'done')[0]?.data;
 
@@ -40,7 +48,7 @@ const keysSent = (model: string) => gateway.requestsFor(model).map((r) => r.head
 describe('a gateway without a key', () => {
   it('serves a run without an agent on GATEWAY_MODEL (chat format), sending no Authorization header', async () => {
     gateway.script('default-model', { frames: chat.text(['No key', ' needed.']) });
-    const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'Say something' } });
+    const res = await ask({ q: 'Say something' });
     expect(answerOf(res)).toMatchObject({ content: 'No key needed.' });
     expect(doneOf(res)).toMatchObject({ status: 'succeeded' });
     expect(keysSent('default-model')).toEqual([null]);
@@ -52,7 +60,7 @@ describe('a gateway without a key', () => {
   ])('serves an agent on the %s format', async (format, frames) => {
     const agent = await agentOn(format);
     gateway.script(agent.model, { frames });
-    const res = await stream(`${stack.url}/api/react`, { token: key, body: { q: 'Say something', agent_id: agent.id } });
+    const res = await ask({ q: 'Say something', agent_id: agent.id });
     expect(doneOf(res)).toMatchObject({ status: 'succeeded' });
     expect(answerOf(res)?.content).toMatch(/without a key\.$/);
     expect(keysSent(agent.model)).toEqual([null]);
@@ -62,7 +70,7 @@ describe('a gateway without a key', () => {
     const embedding = 'test-embed-64';
     const rerank = 'test-rerank';
     const created = await stack.api(key, 'POST', '/api/knowledge-bases', { name: 'no-key kb', embedding_model: embedding, rerank_model: rerank });
-    expect(created.status).toBe(201);
+    expect({ status: created.status, body: created.body }).toMatchObject({ status: 201 });
     const kb = created.body.id as string;
     expect((await stack.api(key, 'POST', `/api/knowledge-bases/${kb}/documents`, { name: 'refunds.txt', content: 'Refunds are issued within 30 days to the original card.' })).status).toBe(202);
     const settled = await eventually(async () => {
