@@ -23,21 +23,36 @@ export class PlatformClient {
     }
   }
 
+  /** A request to the platform; a network failure names the address tried and what to check (fetch says only "fetch failed"). */
+  private async send(path: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, init);
+    } catch (err) {
+      throw new Error(`could not reach the platform at ${this.baseUrl} (${networkCause(err)}): is it running, on that port? Set AGENT_PLATFORM_URL or --url to its address`, { cause: err });
+    }
+  }
+
   /** Starts a run and calls `onEvent` for each event as it arrives; resolves after `done`. */
   async run(mode: 'react' | 'dag', body: Record<string, unknown>, onEvent: (event: RunEvent) => void): Promise<void> {
-    const res = await fetch(`${this.baseUrl}/api/${mode}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) });
+    const res = await this.send(`/api/${mode}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) });
     if (!res.ok || !res.body) throw await this.failure(res);
     await readEvents(res, ({ event }) => onEvent(event));
   }
 
   async inject(conversationId: string, content: string): Promise<void> {
-    const res = await fetch(`${this.baseUrl}/api/chat/inject`, {
+    const res = await this.send('/api/chat/inject', {
       method: 'POST',
       headers: this.headers(),
       body: JSON.stringify({ conversation_id: conversationId, content }),
     });
     if (!res.ok) throw await this.failure(res);
   }
+}
+
+/** The most specific reason a fetch failed: a system error code (ECONNREFUSED, ENOTFOUND…) when there is one. */
+function networkCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+  return cause?.code ?? cause?.errors?.find((e) => e.code)?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
 }
 
 /** Renders events compactly for a terminal: tokens as they arrive, tools and plans on one line each. */

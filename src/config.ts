@@ -145,6 +145,7 @@ export type Env = Record<string, string | undefined>;
 
 export interface GatewayConfig {
   url?: string;
+  /** Absent: the gateway takes no key (a local Ollama or vLLM), and no Authorization header is sent. */
   apiKey?: string;
   model?: string;
   fallbackModel?: string;
@@ -310,7 +311,10 @@ export function loadConfig(env: Env = process.env): Config {
     warnings.push(`${name} is not set: using a development-only value. Set it before exposing this service.`);
     return devValue;
   };
-  if (e.GATEWAY_URL && !e.GATEWAY_API_KEY) throw new ConfigError('Invalid configuration: GATEWAY_API_KEY is required when GATEWAY_URL is set');
+  // The platform appends /v1/…; an address copied from a client's settings (…/v1) would call /v1/v1/… and 404.
+  if (e.GATEWAY_URL && /\/v1\/?$/.test(new URL(e.GATEWAY_URL).pathname)) {
+    throw new ConfigError(`Invalid configuration: GATEWAY_URL is the base address without /v1: use ${e.GATEWAY_URL.replace(/\/v1\/?$/, '')}`);
+  }
   for (const name of ['GATEWAY_URL', 'GATEWAY_MODEL'] as const) {
     if (e.MODEL_PROVIDER === 'gateway' && !e[name]) throw new ConfigError(`Invalid configuration: ${name} is required when MODEL_PROVIDER=gateway`);
   }
@@ -345,7 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultModel: e.MODEL_PROVIDER === 'gateway' ? e.GATEWAY_MODEL! : LOCAL_MODEL,
       gateway: {
         url: e.GATEWAY_URL,
-        apiKey: e.GATEWAY_API_KEY,
+        apiKey: e.GATEWAY_API_KEY || undefined,
         model: e.GATEWAY_MODEL,
         fallbackModel: e.GATEWAY_FALLBACK_MODEL,
         maxRetries: e.GATEWAY_MAX_RETRIES,

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit, type Config } from './config.js';
-import { createLogger, prettyDestination } from './logger.js';
+import { createLogger, prettyLineFormatter } from './logger.js';
 import { createKnex } from './db/knex.js';
 import { ensureDatabase, release } from './db/setup.js';
 import { createRedis } from './redis/connection.js';
@@ -42,7 +42,7 @@ async function prepare(config: Config): Promise<void> {
           'Try it:',
           `  open ${base}/console and sign in with the email and password above`,
           `  curl -s ${base}/api/auth/verify -H "Authorization: Bearer ${key}"`,
-          `  AGENT_PLATFORM_API_KEY=${key} npx agentctl run "What is 12*7?"`,
+          `  AGENT_PLATFORM_URL=${base} AGENT_PLATFORM_API_KEY=${key} npx agentctl run "What is 12*7?"`,
           '',
         ].join('\n'),
       );
@@ -53,14 +53,26 @@ async function prepare(config: Config): Promise<void> {
   }
 }
 
-/** The children's JSON lines, human-readable (each line names its process), unless LOG_FORMAT=json. */
-const pretty = config.logFormat === 'json' ? undefined : prettyDestination();
+/** The children's JSON lines, human-readable, unless LOG_FORMAT=json (then kept as they are, for a log shipper). */
+const pretty = config.logFormat === 'json' ? undefined : prettyLineFormatter();
+
+/** Each line of a child's output as `[name] line` (a pretty entry's stack spans several lines: each gets the prefix); JSON lines as they are. */
+function prefixed(name: string, line: string): string {
+  const json = line.startsWith('{');
+  // JSON lines already carry "name":"web"|"worker"; a prefix would break them for a log shipper.
+  if (json && !pretty) return `${line}\n`;
+  const text = json && pretty ? pretty(line) : line;
+  return text
+    .split('\n')
+    .map((part) => `[${name}] ${part}\n`)
+    .join('');
+}
 
 function run(name: string, script: string): ChildProcess {
   const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Whole lines only, so two children's output never interleaves within a line.
   const relay = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream) =>
-    createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => (pretty && line.startsWith('{') ? pretty.write(`${line}\n`) : to.write(`[${name}] ${line}\n`)));
+    createInterface({ input: from, crlfDelay: Infinity }).on('line', (line) => to.write(prefixed(name, line)));
   relay(child.stdout!, process.stdout);
   relay(child.stderr!, process.stderr);
   return child;

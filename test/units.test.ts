@@ -27,6 +27,14 @@ describe('config', () => {
     expect(loadConfig({ RUN_STREAM_TTL_S: '2' }).runs.streamTtlSeconds).toBe(2);
   });
 
+  it('takes a gateway without a key (Ollama, vLLM): GATEWAY_API_KEY is optional, and an empty one counts as none', () => {
+    const keyless = loadConfig({ MODEL_PROVIDER: 'gateway', GATEWAY_URL: 'http://127.0.0.1:11434', GATEWAY_MODEL: 'llama3.2' });
+    expect(keyless.model.gateway).toMatchObject({ url: 'http://127.0.0.1:11434', model: 'llama3.2' });
+    expect(keyless.model.gateway.apiKey).toBeUndefined();
+    expect(loadConfig({ GATEWAY_URL: 'http://gw', GATEWAY_API_KEY: '' }).model.gateway.apiKey).toBeUndefined();
+    expect(loadConfig({ GATEWAY_URL: 'http://gw', GATEWAY_API_KEY: 'sk-1' }).model.gateway.apiKey).toBe('sk-1');
+  });
+
   it('trusts one proxy hop in production (Heroku’s router) unless told otherwise', () => {
     const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32), ENCRYPTION_KEY: 'y'.repeat(32) };
     expect(loadConfig(production).trustProxyHops).toBe(1);
@@ -53,7 +61,7 @@ describe('config', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ MODEL_PROVIDER: 'gateway' }, 'GATEWAY_URL'],
     [{ MODEL_PROVIDER: 'gateway', GATEWAY_URL: 'http://gw', GATEWAY_API_KEY: 'k' }, 'GATEWAY_MODEL'],
-    [{ GATEWAY_URL: 'http://gw' }, 'GATEWAY_API_KEY'],
+    [{ GATEWAY_URL: 'http://localhost:11434/v1' }, 'GATEWAY_URL is the base address without /v1: use http://localhost:11434'],
     [{ GATEWAY_DEEP_RESEARCH_MODELS: '(' }, 'GATEWAY_DEEP_RESEARCH_MODELS'],
     [{ GATEWAY_IDLE_TIMEOUT_MS: '5' }, 'GATEWAY_IDLE_TIMEOUT_MS'],
     [{ ADMIN_EMAIL: 'a@b.co' }, 'ADMIN_EMAIL'],

@@ -46,7 +46,7 @@ export interface WorkerClients {
 function modelProviders(config: Config, logger: Logger, metrics: Metrics): (model: string) => ModelProvider {
   const local = new LocalModel(config.model.localTokenDelayMs, config.model.dagMaxNodes);
   const { gateway } = config.model;
-  const remote = gateway.url && gateway.apiKey ? new GatewayModel({ ...gateway, url: gateway.url, apiKey: gateway.apiKey, dagMaxNodes: config.model.dagMaxNodes }, logger, metrics) : new UnconfiguredGateway();
+  const remote = gateway.url ? new GatewayModel({ ...gateway, url: gateway.url, dagMaxNodes: config.model.dagMaxNodes }, logger, metrics) : new UnconfiguredGateway();
   return (model) => (model === LOCAL_MODEL ? local : remote);
 }
 

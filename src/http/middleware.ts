@@ -13,6 +13,24 @@ import { REQUEST_ID as SAFE_REQUEST_ID } from '../shared/jobs.js';
 const SATURATED_RETRY_SECONDS = 1;
 const UNREACHABLE_RETRY_SECONDS = 5;
 
+/** Node's codes for a peer that closed the connection, or a response stream ended because it did. */
+const CLIENT_GONE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
+/** Whether an error only says the client went away (closed the tab, cancelled a download): routine, not a fault of ours. */
+export function isClientGone(err: unknown): boolean {
+  for (let cause = err, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const { code, type } = cause as { code?: string; type?: string };
+    if ((code && CLIENT_GONE_CODES.has(code)) || type === 'request.aborted' || cause.message === 'aborted') return true;
+  }
+  return false;
+}
+
+/** An error after the response started: a client that went away at info without a stack; anything else as a warning with it. */
+function logAfterStart(log: Logger, err: unknown): void {
+  if (isClientGone(err)) log.info({ code: (err as { code?: string }).code ?? 'aborted' }, 'client went away before the response ended');
+  else log.warn({ err }, 'error after response started');
+}
+
 /** Request id (kept from X-Request-Id when sane) and one log line per request. Never logs headers or bodies. */
 export function requestContext(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
@@ -77,7 +95,7 @@ export function errorResponses(): Middleware<AppState> {
       const err = dependencyError(caught);
       if (err instanceof AppError && err.logCause) ctx.state.refusal = err.logCause;
       if (ctx.headerSent) {
-        ctx.state.log.warn({ err }, 'error after response started');
+        logAfterStart(ctx.state.log, err);
         return;
       }
       if (err instanceof AppError) {
@@ -134,7 +152,7 @@ export function jsonLastResort(app: Koa, logger: Logger): void {
     if (err == null) return;
     const log = (this.state?.log as Logger | undefined) ?? logger;
     if (this.headerSent || !this.writable) {
-      log.warn({ err }, 'error after response started');
+      logAfterStart(log, err);
       return;
     }
     log.error({ err }, 'unhandled error while responding');

@@ -5,7 +5,8 @@ import { GatewayCallError, httpFailure, retryDecision } from '../shared/gateway-
 /** How knowledge calls reach the gateway: its address and key, and the retry policy of DESIGN §6. */
 export interface GatewayClientOptions {
   url: string;
-  apiKey: string;
+  /** Absent: no Authorization header (gateways that take no key). */
+  apiKey?: string;
   /** Retries after the first attempt for transient failures (429, 5xx, unreachable, silent). */
   maxRetries: number;
   retryBaseMs: number;
@@ -76,7 +77,7 @@ function send(options: GatewayClientOptions, call: GatewayCall, signal: AbortSig
   const url = `${options.url.replace(/\/+$/, '')}${call.path}`;
   const init = {
     method: 'POST',
-    headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json' },
+    headers: { ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), 'content-type': 'application/json' },
     body: JSON.stringify(call.body),
     signal,
   };

@@ -20,7 +20,7 @@ export class KnowledgeModels {
   private readonly gateway?: GatewayClientOptions;
 
   constructor(gateway: GatewayConfig, batchSize: number) {
-    if (gateway.url && gateway.apiKey) {
+    if (gateway.url) {
       this.gateway = {
         url: gateway.url,
         apiKey: gateway.apiKey,
@@ -65,7 +65,7 @@ export class KnowledgeModels {
 
   private requireGateway(model: string, field: 'embedding_model' | 'rerank_model'): GatewayClientOptions {
     if (!this.gateway) {
-      throw new ValidationError([{ loc: ['body', field], msg: `"${model}" is a gateway model, and no gateway is configured (GATEWAY_URL, GATEWAY_API_KEY); use "local"`, type: 'value_error', input: model }]);
+      throw new ValidationError([{ loc: ['body', field], msg: `"${model}" is a gateway model, and no gateway is configured (GATEWAY_URL); use "local"`, type: 'value_error', input: model }]);
     }
     return this.gateway;
   }

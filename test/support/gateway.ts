@@ -43,6 +43,11 @@ function frameText(frame: Frame): string {
   return `data: ${JSON.stringify(frame)}\n\n`;
 }
 
+export interface GatewayOptions {
+  /** Answer 401 to any request that carries a key (Authorization or x-goog-api-key), like a server that takes none would if it checked. */
+  refuseKeys?: boolean;
+}
+
 export class TestGateway {
   readonly requests: RecordedRequest[] = [];
   private readonly scripts = new Map<string, Reply[]>();
@@ -52,6 +57,7 @@ export class TestGateway {
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly options: GatewayOptions,
   ) {
     server.on('connection', (socket) => {
       this.sockets.add(socket);
@@ -59,7 +65,7 @@ export class TestGateway {
     });
   }
 
-  static async start(): Promise<TestGateway> {
+  static async start(options: GatewayOptions = {}): Promise<TestGateway> {
     let gateway: TestGateway | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -69,7 +75,7 @@ export class TestGateway {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
-    gateway = new TestGateway(server, `http://127.0.0.1:${port}`);
+    gateway = new TestGateway(server, `http://127.0.0.1:${port}`, options);
     return gateway;
   }
 
@@ -98,6 +104,11 @@ export class TestGateway {
     const model = decodeURIComponent(NATIVE_PATH.exec(path)?.[1] ?? String(body?.model ?? ''));
     this.requests.push({ path: url, model, headers, body, at: Date.now() });
     this.arrivals.emit('request');
+    if (this.options.refuseKeys && (headers.authorization !== undefined || headers['x-goog-api-key'] !== undefined)) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'invalid_api_key', message: 'this gateway takes no key', type: 'test' } }));
+      return;
+    }
     const reply = this.scripts.get(model)?.shift() ?? defaultReply(path, body, model);
     if ('hang' in reply) return;
     if ('status' in reply) {

@@ -131,7 +131,7 @@ export async function streamNative(call: FormatCall): Promise<ModelResult> {
   const url = `${endpoint.url}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`;
   const response = await transport.fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-goog-api-key': endpoint.apiKey },
+    headers: { 'content-type': 'application/json', ...(endpoint.apiKey ? { 'x-goog-api-key': endpoint.apiKey } : {}) },
     body: call.images.body(JSON.stringify(requestBody(call))) as BodyInit,
     signal: request.signal,
   });

@@ -47,7 +47,7 @@ export class GatewayModel implements ModelProvider {
   private readonly transport: GatewayTransport;
 
   constructor(
-    private readonly config: GatewayConfig & { url: string; apiKey: string; dagMaxNodes?: number },
+    private readonly config: GatewayConfig & { url: string; dagMaxNodes?: number },
     private readonly logger: Logger,
     private readonly metrics: Metrics,
     private readonly random: () => number = Math.random,

@@ -7,7 +7,8 @@ import type { ImageSlots } from './transcript.js';
 /** What one model call needs of the gateway: its address and key, and the shared transport. */
 export interface GatewayEndpoint {
   url: string;
-  apiKey: string;
+  /** Absent: no Authorization (or x-goog-api-key) header at all, for gateways that take no key. */
+  apiKey?: string;
   idleTimeoutMs: number;
 }
 
@@ -32,7 +33,9 @@ export class GatewayTransport {
       const body = imageSlots && typeof rest.body === 'string' ? imageSlots.body(rest.body) : rest.body;
       return undiciFetch(input as string, { ...(rest as object), body: body as string, dispatcher: this.pool });
     }) as unknown as typeof globalThis.fetch;
-    this.openai = new OpenAI({ baseURL: `${endpoint.url}/v1`, apiKey: endpoint.apiKey, fetch: this.fetch, maxRetries: 0, timeout: idleTimeoutMs, logLevel: 'off' });
+    // The SDK insists on a key; without one, a null Authorization header tells it to send none.
+    const auth = endpoint.apiKey ? { apiKey: endpoint.apiKey } : { apiKey: 'none', defaultHeaders: { Authorization: null } };
+    this.openai = new OpenAI({ baseURL: `${endpoint.url}/v1`, ...auth, fetch: this.fetch, maxRetries: 0, timeout: idleTimeoutMs, logLevel: 'off' });
   }
 
   /** Whether an error (or one of its causes) is the pool's idle timeout. */
