@@ -5,6 +5,7 @@ import { TestGateway } from './support/gateway.js';
 import { chat, native, responses } from './support/gateway-frames.js';
 import { uniqueId } from './support/app.js';
 import { eventually } from './support/eventually.js';
+import { politely } from './support/retry.js';
 
 /**
  * A gateway that takes no key (a local Ollama or vLLM): with GATEWAY_URL set and no
@@ -25,9 +26,12 @@ afterAll(async () => {
   await gateway?.close();
 });
 
+/** An API call as a well-behaved client makes it: a 429 (a busy shared machine) is tried again a second later. */
+const api = (method: string, path: string, body?: unknown) => politely(async () => ({ ...(await stack.api(key, method, path, body)), headers: new Headers() }));
+
 /** A streamed run, its status and refusal body asserted first so a failure says why. */
 async function ask(body: Record<string, unknown>): Promise<StreamResult> {
-  const res = await stream(`${stack.url}/api/react`, { token: key, body });
+  const res = await politely(() => stream(`${stack.url}/api/react`, { token: key, body }));
   expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: undefined });
   expect(ofType(res.events, 'error')).toEqual([]);
   return res;
@@ -38,7 +42,7 @@ const doneOf = (res: StreamResult) => ofType(res.events, 'done')[0]?.data;
 
 async function agentOn(format: string): Promise<{ id: string; model: string }> {
   const model = `model-${uniqueId()}`;
-  const created = await stack.api(key, 'POST', '/api/agents', { name: `no-key ${format}`, model, api_format: format });
+  const created = await api('POST', '/api/agents', { name: `no-key ${format}`, model, api_format: format });
   expect(created.status).toBe(201);
   return { id: created.body.id, model };
 }
@@ -69,16 +73,16 @@ describe('a gateway without a key', () => {
   it('embeds and reranks a knowledge base through it', async () => {
     const embedding = 'test-embed-64';
     const rerank = 'test-rerank';
-    const created = await stack.api(key, 'POST', '/api/knowledge-bases', { name: 'no-key kb', embedding_model: embedding, rerank_model: rerank });
+    const created = await api('POST', '/api/knowledge-bases', { name: 'no-key kb', embedding_model: embedding, rerank_model: rerank });
     expect({ status: created.status, body: created.body }).toMatchObject({ status: 201 });
     const kb = created.body.id as string;
-    expect((await stack.api(key, 'POST', `/api/knowledge-bases/${kb}/documents`, { name: 'refunds.txt', content: 'Refunds are issued within 30 days to the original card.' })).status).toBe(202);
+    expect((await api('POST', `/api/knowledge-bases/${kb}/documents`, { name: 'refunds.txt', content: 'Refunds are issued within 30 days to the original card.' })).status).toBe(202);
     const settled = await eventually(async () => {
-      const doc = (await stack.api(key, 'GET', `/api/knowledge-bases/${kb}/documents`)).body.items[0];
+      const doc = (await api('GET', `/api/knowledge-bases/${kb}/documents`)).body.items[0];
       return doc.status !== 'processing' && doc;
     }, 'the document to be ingested');
     expect(settled).toMatchObject({ status: 'ready', error: null });
-    const found = await stack.api(key, 'POST', `/api/knowledge-bases/${kb}/retrieve`, { query: 'refunds to my card' });
+    const found = await api('POST', `/api/knowledge-bases/${kb}/retrieve`, { query: 'refunds to my card' });
     expect(found.status).toBe(200);
     expect(found.body.records[0].content).toContain('Refunds');
     expect(gateway.requestsFor(rerank).length).toBeGreaterThan(0);
