@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Models, Run, RunMode, RunStatus } from '../db/models.js';
 import { paginate, pageOf } from '../http/pagination.js';
 import type { Pagination } from '../http/validation.js';
+import { NotFoundError } from '../shared/errors.js';
 
 export interface RunFilters {
   status?: RunStatus;
@@ -38,23 +39,36 @@ const RUN_COST_AS_PART = `coalesce(cost, 0), (cost is not null)::int`;
  * for them (migration 009): the list walks runs by time or status; usage sums whole UTC days from
  * the `usage_daily` rollup and only the partial days at the window's edges from `runs`.
  */
+const adminView = (run: Run) => ({ ...run.toPublic(), user_id: run.user_id, agent_deleted: (run as Run & { agent_deleted?: boolean }).agent_deleted === true });
+
 export class RunReports {
   constructor(
     private readonly knex: Knex,
     private readonly models: Models,
   ) {}
 
+  /** Runs as administrators see them: with their user and whether their agent was deleted since (DESIGN §20: its runs name it still). */
+  private adminRuns() {
+    const agentDeleted = this.knex.raw('exists (select 1 from agents a where a.id = runs.agent_id and a.deleted_at is not null) as agent_deleted');
+    return this.models.Run.query().select([...RUN_COLUMNS, agentDeleted]);
+  }
+
+  /** Any user's run (its page in the console). */
+  async one(runId: string) {
+    const run = await this.adminRuns().findById(runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return adminView(run);
+  }
+
   /** Newest first. */
   list(filters: RunFilters, page: Pagination) {
-    // Whether the run's agent was deleted since (DESIGN §20): its runs name it still.
-    const agentDeleted = this.knex.raw('exists (select 1 from agents a where a.id = runs.agent_id and a.deleted_at is not null) as agent_deleted');
-    const query = this.models.Run.query().select([...RUN_COLUMNS, agentDeleted]).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+    const query = this.adminRuns().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
     if (filters.status) query.where('status', filters.status);
     if (filters.user_id) query.where('user_id', filters.user_id);
     if (filters.mode) query.where('mode', filters.mode);
     if (filters.from) query.where('created_at', '>=', filters.from);
     if (filters.to) query.where('created_at', '<', filters.to);
-    return paginate(query, page, (run) => ({ ...run.toPublic(), user_id: run.user_id, agent_deleted: (run as Run & { agent_deleted?: boolean }).agent_deleted === true }));
+    return paginate(query, page, adminView);
   }
 
   /** Runs, outcomes, tokens and cost (null where no run had a price) in [from, to), per user or per UTC day, ordered by key. */

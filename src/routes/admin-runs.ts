@@ -1,7 +1,9 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
-import { CancelAccepted, pageOf, RunRecord } from '../http/openapi-records.js';
+import { CancelAccepted, pageOf, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
+import { streamRun } from '../runs/stream.js';
+import { EventsHeaders, EventsQuery } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
@@ -61,7 +63,7 @@ const UsageReport = v.strictObject({
 const RunPath = v.object({ id: uuidText });
 
 /** Runs across users and what they used, for administrators (DESIGN §9). */
-export function adminRunRoutes({ runs, runReports }: Services): Route[] {
+export function adminRunRoutes({ runs, runReports, relay, openStreams }: Services): Route[] {
   return [
     route({
       method: 'GET',
@@ -71,6 +73,32 @@ export function adminRunRoutes({ runs, runReports }: Services): Route[] {
       responses: { 200: pageOf(AdminRunRecord) },
       query: RunsQuery,
       handle: ({ query: { status, user_id, mode, from, to, ...page } }) => runReports.list({ status, user_id, mode, from, to }, page),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/admin/runs/:id',
+      summary: "Read any user's run (its page in the console)",
+      auth: ADMIN,
+      responses: { 200: AdminRunRecord },
+      params: RunPath,
+      handle: ({ params }) => runReports.one(params.id),
+    }),
+    route({
+      method: 'GET',
+      path: '/api/admin/runs/:id/events',
+      summary: "Replay any user's run's events (all, or after Last-Event-ID or ?after=), then follow it live to done",
+      auth: ADMIN,
+      responses: { 200: runEventStream },
+      responseHeaders: runStreamHeaders,
+      errors: [410],
+      params: RunPath,
+      query: EventsQuery,
+      headers: EventsHeaders,
+      streams: true,
+      handle: async ({ params, query, headers, ctx }) => {
+        const run = await runs.joinableAnyRun(params.id);
+        await streamRun(ctx, relay, openStreams, run, headers['last-event-id'] ?? query.after ?? '0-0');
+      },
     }),
     route({
       method: 'POST',

@@ -26,7 +26,7 @@ const eventId = v.pipe(
   v.check(fitsRedis, 'each part of an event id must fit in 64 bits'),
   v.check(notFromTheFuture, 'an event id names the time its event was written: this one is in the future, so no event has it'),
 );
-const EventsQuery = v.object({ after: v.optional(eventId) });
+export const EventsQuery = v.object({ after: v.optional(eventId) });
 const ReadQuery = v.object({ wait: v.optional(integerText({ min: 0, max: 60 })) });
 
 /** DESIGN §11: a person's decision on a tool call (its id as the `approval_required` event gave it). */
@@ -48,7 +48,7 @@ const BackgroundRun = v.strictObject({
   multitask_strategy: multitaskStrategy,
 });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
-const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
+export const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
 /**
  * A run after its POST: read it, join its event stream from anywhere (from the start or after

@@ -222,8 +222,7 @@ export class RunService {
 
   /** An administrator's cancel: any user's run (DESIGN §9), recorded in the audit log. */
   async cancelAny(runId: string, actor: Actor): Promise<Run> {
-    const run = await this.models.Run.query().findById(runId);
-    if (!run) throw new NotFoundError('Run not found');
+    const run = await this.anyRun(runId);
     await this.requestCancel(run);
     await this.audit.record(actor, { action: 'run.cancel', targetType: 'run', targetId: run.id, details: { user_id: run.user_id, status: run.status, mode: run.mode } });
     return run;
@@ -256,7 +255,21 @@ export class RunService {
    * (RUN_STREAM_TTL_S), with its outcome from Postgres so a late re-join still learns how it ended.
    */
   async joinableRun(userId: string, runId: string): Promise<Run> {
-    const run = await this.ownRun(userId, runId);
+    return this.joinable(await this.ownRun(userId, runId));
+  }
+
+  /** Any user's run, for administrators (DESIGN §9): its page in the console reads it and its events. */
+  async anyRun(runId: string): Promise<Run> {
+    const run = await this.models.Run.query().findById(runId);
+    if (!run) throw new NotFoundError('Run not found');
+    return run;
+  }
+
+  async joinableAnyRun(runId: string): Promise<Run> {
+    return this.joinable(await this.anyRun(runId));
+  }
+
+  private async joinable(run: Run): Promise<Run> {
     if (run.isFinal && !(await this.lease.streamExists(runRef(run)))) {
       const outcome = { status: run.status, answer: run.answer, usage: run.usage };
       throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`, outcome);

@@ -175,6 +175,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read any user's run (its page in the console)
+         * @description Scope `admin` (or full access). Role `admin`.
+         */
+        get: operations["getApiAdminRunsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/runs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -189,6 +209,26 @@ export interface paths {
          * @description Scope `admin` (or full access). Role `admin`.
          */
         post: operations["postApiAdminRunsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/runs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay any user's run's events (all, or after Last-Event-ID or ?after=), then follow it live to done
+         * @description Scope `admin` (or full access). Role `admin`.
+         */
+        get: operations["getApiAdminRunsIdEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2863,6 +2903,79 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
+    getApiAdminRunsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the run's agent has been deleted since (DESIGN §20: its runs stay, agent_id kept); false without an agent */
+                        agent_deleted: boolean;
+                        agent_id: string | null;
+                        /** @description The version of its agent the run started with and runs on to the end, also after a crash (DESIGN §20); null without an agent */
+                        agent_version: number | null;
+                        answer: string | null;
+                        /** Format: uuid */
+                        conversation_id: string;
+                        /** @description What the run cost at its model's price when it ended (DESIGN §18); null until it ends, or when the model has no price */
+                        cost: number | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        finish_reason: ("stop" | "length" | "content_filter") | null;
+                        finished_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        mode: "react" | "dag";
+                        /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
+                        query: string | null;
+                        /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
+                        schedule_id: string | null;
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                        /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
+                        trace_id: string | null;
+                        usage: {
+                            [key: string]: number | boolean;
+                        } | null;
+                        /** Format: uuid */
+                        user_id: string;
+                        user_metadata: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
     postApiAdminRunsIdCancel: {
         parameters: {
             query?: never;
@@ -2899,6 +3012,71 @@ export interface operations {
             404: components["responses"]["404"];
             409: components["responses"]["409"];
             413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiAdminRunsIdEvents: {
+        parameters: {
+            query?: {
+                after?: string;
+            };
+            header?: {
+                "last-event-id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The run as server-sent events: each event is `id: <stream entry id>`, `event: <type>`, `data: <one-line JSON>`;
+             *     `run` always comes first and `done` always last; a comment line `: ping` every 15 s. Headers `X-Run-Id` and `X-Conversation-Id` name the run.
+             *     Resume after a dropped connection with `GET /api/runs/{id}/events` and `Last-Event-ID`.
+             *
+             *     | event | data |
+             *     |---|---|
+             *     | `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |
+             *     | `status` | `{status: "running" \| "resumed" \| "waiting"}` |
+             *     | `thought` | `{iteration, text}` |
+             *     | `token` | `{iteration, text}` (incremental answer text) |
+             *     | `tool_call` | `{iteration, call_id, name, arguments}` |
+             *     | `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |
+             *     | `tool_result` | `{iteration, call_id, name, output, is_error}` |
+             *     | `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |
+             *     | `node` | `{node_id, status: "started" \| "succeeded" \| "failed", output?}` (DAG) |
+             *     | `injected` | `{message_id, content, iteration}` |
+             *     | `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |
+             *     | `answer` | `{message_id, content, finish_reason: "stop" \| "length" \| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |
+             *     | `error` | `{code, message, retryable}` |
+             *     | `done` | `{status: "succeeded" \| "failed" \| "cancelled", usage, duration_ms}` (always last) |
+             */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The run's conversation */
+                    "X-Conversation-Id": string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    /** @description The run being streamed */
+                    "X-Run-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["RunEvent"];
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            410: components["responses"]["410"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];

@@ -30,6 +30,8 @@ export async function startRun(fetch: Fetch, mode: 'react' | 'dag', body: RunBod
 export interface FollowOptions {
   fetch: Fetch;
   runId: string;
+  /** Where the run is read: `/api/runs` (the caller's own), or `/api/admin/runs` (an administrator reading any user's). */
+  runsPath?: string;
   /** The last event already shown: the stream resumes after it (`Last-Event-ID`). */
   lastEventId?: string;
   /** The POST's own response, read first; later connections are GET /api/runs/{id}/events. */
@@ -46,7 +48,8 @@ export interface FollowOptions {
  * events expired, or ended before the resume point), read the run record; 'aborted'.
  */
 export async function followRun(options: FollowOptions): Promise<'done' | 'ended' | 'aborted'> {
-  const { fetch, runId, onEvent, signal } = options;
+  const { fetch, onEvent, signal } = options;
+  const runPath = `${options.runsPath ?? '/api/runs'}/${encodeURIComponent(options.runId)}`;
   let last = options.lastEventId;
   let response = options.first;
   let finished = false;
@@ -61,7 +64,7 @@ export async function followRun(options: FollowOptions): Promise<'done' | 'ended
   while (!signal.aborted) {
     const before = last;
     try {
-      response ??= await openEvents(fetch, runId, last, signal);
+      response ??= await openEvents(fetch, runPath, last, signal);
       if (response.status === 410) return 'ended';
       if (!response.ok) throw await apiFailure(response);
       await readEvents(response, see, signal);
@@ -73,7 +76,7 @@ export async function followRun(options: FollowOptions): Promise<'done' | 'ended
     if (finished) return 'done';
     if (signal.aborted) return 'aborted';
     // A clean close with nothing new after the resume point: the run ended before it (DESIGN §5).
-    if (before === last && (await runIsFinal(fetch, runId, signal))) return 'ended';
+    if (before === last && (await runIsFinal(fetch, runPath, signal))) return 'ended';
     failures += 1;
     if (failures > MAX_ATTEMPTS) throw new Error('The connection to the run was lost; reload to try again.');
     options.onReconnecting(failures);
@@ -82,14 +85,14 @@ export async function followRun(options: FollowOptions): Promise<'done' | 'ended
   return 'aborted';
 }
 
-function openEvents(fetch: Fetch, runId: string, last: string | undefined, signal: AbortSignal): Promise<Response> {
+function openEvents(fetch: Fetch, runPath: string, last: string | undefined, signal: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = { accept: 'text/event-stream' };
   if (last) headers['last-event-id'] = last;
-  return fetch(new Request(`/api/runs/${encodeURIComponent(runId)}/events`, { headers, signal }));
+  return fetch(new Request(`${runPath}/events`, { headers, signal }));
 }
 
-async function runIsFinal(fetch: Fetch, runId: string, signal: AbortSignal): Promise<boolean> {
-  const res = await fetch(new Request(`/api/runs/${encodeURIComponent(runId)}`, { signal })).catch(() => undefined);
+async function runIsFinal(fetch: Fetch, runPath: string, signal: AbortSignal): Promise<boolean> {
+  const res = await fetch(new Request(runPath, { signal })).catch(() => undefined);
   if (!res?.ok) return false;
   const run = (await res.json()) as { status: string };
   return (FINAL_RUN_STATUSES as readonly string[]).includes(run.status);

@@ -29,20 +29,31 @@ const initial = (): RunPageState => ({ view: newRun('', 'react', []), timeline: 
  * (its usage, cost and final status are written then).
  */
 export function useRun(id: string): RunPageState {
-  const { api, authorizedFetch } = useConsole();
+  const { api, authorizedFetch, session } = useConsole();
   const [state, setState] = useState<RunPageState>(initial);
   useEffect(() => {
     const controller = new AbortController();
-    const readRecord = () => must(api.GET('/api/runs/{id}', { params: { path: { id } } }));
+    const path = { params: { path: { id } } };
+    // An administrator opens any user's run (admin Runs links here): another user's run is 404 on /api/runs.
+    let runsPath = '/api/runs';
+    const readOwn = () => must(api.GET('/api/runs/{id}', path));
+    const readAny = () => must(api.GET('/api/admin/runs/{id}', path));
+    const readRecord = (): Promise<RunRecord> => (runsPath === '/api/runs' ? readOwn() : readAny());
+    const readFirst = (): Promise<RunRecord> =>
+      readOwn().catch((err: unknown) => {
+        if (!session.isAdmin || (err as { status?: number }).status !== 404) throw err;
+        runsPath = '/api/admin/runs';
+        return readAny();
+      });
     const onEvent = (streamed: StreamedEvent) =>
       setState((s) => ({ ...s, reconnecting: 0, view: applyStreamed(s.view, streamed), timeline: withEvent(s.timeline, streamed) }));
     const fail = (err: unknown) => !controller.signal.aborted && setState((s) => ({ ...s, following: false, error: asError(err) }));
     setState(initial());
-    readRecord()
+    readFirst()
       .then(async (record) => {
         if (controller.signal.aborted) return;
         setState((s) => ({ ...s, record, view: { ...s.view, question: record.query ?? '', mode: record.mode } }));
-        const outcome = await followRun({ fetch: authorizedFetch, runId: id, onEvent, onReconnecting: (n) => setState((s) => ({ ...s, reconnecting: n })), signal: controller.signal });
+        const outcome = await followRun({ fetch: authorizedFetch, runId: id, runsPath, onEvent, onReconnecting: (n) => setState((s) => ({ ...s, reconnecting: n })), signal: controller.signal });
         if (outcome === 'aborted') return;
         const final = await readRecord();
         if (!controller.signal.aborted) setState((s) => ({ ...s, record: final, following: false, reconnecting: 0, expired: outcome === 'ended' && s.timeline.entries.length === 0 }));
