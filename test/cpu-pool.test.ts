@@ -90,9 +90,12 @@ describe('JSON parsing on the pool', () => {
     })()!;
     await expect(pool.parseJson(broken)).rejects.toThrow(new SyntaxError(inline.message));
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${' '.repeat(INLINE_JSON_MAX_CHARS)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
-    const err = await pool.parseJson(deep).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', ctx: { max_depth: MAX_JSON_DEPTH } });
+    for (const cpu of [pool, inlineCpu]) {
+      const err = await cpu.parseJson(deep).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', ctx: { max_depth: MAX_JSON_DEPTH } });
+    }
+    await expect(inlineCpu.parseJson(broken)).rejects.toThrow(new SyntaxError(inline.message));
   });
 
   it('keeps the body reader’s 422 json_invalid shapes, with the position, over HTTP', async () => {

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { RateLimitedError, ValidationError } from '../shared/errors.js';
-import { MAX_JSON_DEPTH } from '../http/validation.js';
+import { RateLimitedError } from '../shared/errors.js';
 import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type TextAbove } from './work.js';
-import type { ParsedJson } from './tasks.js';
+import { valueOf, type ParsedJson } from './json.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
 const BUSY_RETRY_SECONDS = 1;
@@ -41,11 +40,7 @@ export class CpuPool implements CpuWork {
 
   async parseJson(text: string): Promise<unknown> {
     if (text.length <= INLINE_JSON_MAX_CHARS) return JSON.parse(text);
-    const parsed = await this.run<ParsedJson>('parseJson', text);
-    if ('value' in parsed) return parsed.value;
-    if ('syntaxError' in parsed) throw new SyntaxError(parsed.syntaxError);
-    const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-    throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
+    return valueOf(await this.run<ParsedJson>('parseJson', text));
   }
 
   /** Waits for running tasks, then ends the threads. */
