@@ -1,5 +1,5 @@
 import { tokenizer } from '../shared/context-window.js';
-import { readJson } from './json.js';
+import { readJson, type ParsedJson } from './json.js';
 import { firstAbove as firstTextAbove, type TextAbove } from './work.js';
 
 /**
@@ -15,3 +15,8 @@ export function firstAbove({ texts, limit }: { texts: string[]; limit: number })
 }
 
 export const parseJson = readJson;
+
+/** JSON sent as UTF-8 in shared memory (CpuPool.parseJson): decoded here, not on the event loop. */
+export function parseJsonBytes({ bytes, length }: { bytes: Uint8Array; length: number }): ParsedJson {
+  return readJson(Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('utf8'));
+}
