@@ -69,18 +69,25 @@ const PROBE_INTERVAL_MS = 10;
  * it was due (open loop: a stalled server shows in every probe due while it stalls, not only in the
  * one waiting). Keep-alive connections, so a probe measures the server, not a TCP handshake.
  */
-export async function sampleHealthz(url: string, until: Promise<unknown>, agent = new http.Agent({ keepAlive: true, maxSockets: 32 })): Promise<number[]> {
+export async function sampleHealthz(url: string, until: Promise<unknown>, agent = probeAgent()): Promise<number[]> {
   const samples: number[] = [];
   const probes: Promise<void>[] = [];
+  let failure: unknown;
   const probe = async () => {
     const due = performance.now();
     const reply = await exchange(url, { method: 'GET', path: '/healthz', agent });
     if (reply.status !== 200) throw new Error(`GET /healthz answered ${reply.status}: ${reply.text}`);
     samples.push(performance.now() - due);
   };
-  const timer = setInterval(() => probes.push(probe()), PROBE_INTERVAL_MS);
+  const timer = setInterval(() => probes.push(probe().catch((err: unknown) => void (failure ??= err))), PROBE_INTERVAL_MS);
   await until.catch(() => undefined).finally(() => clearInterval(timer));
-  const failed = (await Promise.allSettled(probes)).find((probe) => probe.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await Promise.all(probes);
+  if (failure) throw failure;
   return samples;
 }
+
+/**
+ * Keep-alive connections for probes. An idle one is closed here after 2 s, before the server's
+ * keep-alive timeout (5 s) closes it: a probe sent on a connection the server is closing is reset.
+ */
+export const probeAgent = () => new http.Agent({ keepAlive: true, maxSockets: 32, timeout: 2000 });

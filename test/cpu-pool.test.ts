@@ -47,6 +47,16 @@ describe('token counting on the pool', () => {
     expect(answers).toEqual(counts.map((tokens) => ({ index: 1, tokens })));
   });
 
+  it('counts a history of several megabytes in batches, naming the first text too large by its place in the whole', async () => {
+    const counter = await tokenizer();
+    const turn = 'word '.repeat(20_000);
+    const fits = counter.count(turn);
+    const history = [...Array.from({ length: 120 }, () => turn), `${turn} one more`];
+    const expected = { index: 120, tokens: counter.count(history[120]!) };
+    expect(await pool.firstAbove(history, fits)).toEqual(expected);
+    expect(await inlineCpu.firstAbove(history, fits)).toEqual(expected);
+  });
+
   it('refuses work beyond its queue with a 429 and Retry-After, and still serves the rest', async () => {
     const small = new CpuPool({ threads: 1, queue: 1 });
     try {
@@ -79,6 +89,15 @@ describe('JSON parsing on the pool', () => {
     expect(await pool.parseJson('{"a":[1,2,{"b":"c"}]}')).toEqual({ a: [1, 2, { b: 'c' }] });
   });
 
+  it('parses megabytes of text outside the Basic Multilingual Plane whole (no surrogate pair split between slices)', async () => {
+    const emoji = { texts: Array.from({ length: 3000 }, (_, i) => `${i} ${'🙂é日'.repeat(200)}`) };
+    const text = JSON.stringify(emoji);
+    expect(text.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(await pool.parseJson(text)).toEqual(emoji);
+    const shifted = JSON.stringify({ p: 'x', ...emoji });
+    expect(await pool.parseJson(shifted)).toEqual({ p: 'x', ...emoji });
+  });
+
   it("rejects malformed large text with JSON.parse's own error, and too deep text as json_invalid", async () => {
     const broken = `${largeText.slice(0, 300_000)}}`;
     const inline = (() => {
@@ -90,9 +109,12 @@ describe('JSON parsing on the pool', () => {
     })()!;
     await expect(pool.parseJson(broken)).rejects.toThrow(new SyntaxError(inline.message));
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${' '.repeat(INLINE_JSON_MAX_CHARS)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
-    const err = await pool.parseJson(deep).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', ctx: { max_depth: MAX_JSON_DEPTH } });
+    for (const cpu of [pool, inlineCpu]) {
+      const err = await cpu.parseJson(deep).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', ctx: { max_depth: MAX_JSON_DEPTH } });
+    }
+    await expect(inlineCpu.parseJson(broken)).rejects.toThrow(new SyntaxError(inline.message));
   });
 
   it('keeps the body reader’s 422 json_invalid shapes, with the position, over HTTP', async () => {

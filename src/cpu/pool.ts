@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { RateLimitedError, ValidationError } from '../shared/errors.js';
-import { MAX_JSON_DEPTH } from '../http/validation.js';
+import { RateLimitedError } from '../shared/errors.js';
 import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type TextAbove } from './work.js';
-import type { ParsedJson } from './tasks.js';
+import { valueOf, type ParsedJson } from './json.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
 const BUSY_RETRY_SECONDS = 1;
@@ -12,6 +11,8 @@ const BUSY_RETRY_SECONDS = 1;
 const IDLE_THREAD_MS = 60_000;
 /** Added to the threads' niceness (Linux, through @napi-rs/nice; elsewhere ignored). */
 const THREAD_NICENESS = 10;
+/** Characters handed to a thread (or encoded for one) at a time: a copy of about 1 MB holds the event loop ~1-3 ms. */
+const HOP_CHARS = 1024 * 1024;
 
 /**
  * The web's worker threads for CPU work on request data (DESIGN §21), built by its entry and
@@ -34,18 +35,26 @@ export class CpuPool implements CpuWork {
     });
   }
 
+  /** Sent in batches of about HOP_CHARS, each a short copy on the event loop; the first batch with a text too large ends it. */
   async firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
-    if (texts.every((text) => surelyWithin(text, limit))) return undefined;
-    return this.run<TextAbove | undefined>('firstAbove', { texts, limit });
+    let start = 0;
+    while (start < texts.length) {
+      let end = start;
+      for (let chars = 0; end < texts.length && (end === start || chars + texts[end]!.length <= HOP_CHARS); end++) chars += texts[end]!.length;
+      const batch = texts.slice(start, end);
+      if (!batch.every((text) => surelyWithin(text, limit))) {
+        const above = await this.run<TextAbove | undefined>('firstAbove', { texts: batch, limit });
+        if (above) return { index: start + above.index, tokens: above.tokens };
+      }
+      start = end;
+    }
+    return undefined;
   }
 
   async parseJson(text: string): Promise<unknown> {
     if (text.length <= INLINE_JSON_MAX_CHARS) return JSON.parse(text);
-    const parsed = await this.run<ParsedJson>('parseJson', text);
-    if ('value' in parsed) return parsed.value;
-    if ('syntaxError' in parsed) throw new SyntaxError(parsed.syntaxError);
-    const msg = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-    throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
+    const { bytes, length } = await sharedUtf8(text);
+    return valueOf(await this.run<ParsedJson>('parseJsonBytes', { bytes, length }));
   }
 
   /** Waits for running tasks, then ends the threads. */
@@ -64,6 +73,27 @@ export class CpuPool implements CpuWork {
     }
   }
 }
+
+/**
+ * The text as UTF-8 in memory the threads share (a message then copies nothing), encoded in
+ * slices of HOP_CHARS with the event loop free between them. A slice never ends between the two
+ * halves of a surrogate pair.
+ */
+async function sharedUtf8(text: string): Promise<{ bytes: Uint8Array; length: number }> {
+  const bytes = new Uint8Array(new SharedArrayBuffer(text.length * 3));
+  const encoder = new TextEncoder();
+  let length = 0;
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + HOP_CHARS);
+    if (to < text.length && isHighSurrogate(text.charCodeAt(to - 1))) to--;
+    length += encoder.encodeInto(text.slice(from, to), bytes.subarray(length)).written;
+    from = to;
+    if (from < text.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { bytes, length };
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 /**
  * The compiled tasks beside this file. Under vitest this file is the TypeScript source, which a

@@ -1,6 +1,5 @@
 import { tokenizer } from '../shared/context-window.js';
-import { jsonDepthExceeds } from '../http/body.js';
-import { MAX_JSON_DEPTH } from '../http/validation.js';
+import { readJson, type ParsedJson } from './json.js';
 import { firstAbove as firstTextAbove, type TextAbove } from './work.js';
 
 /**
@@ -15,13 +14,9 @@ export function firstAbove({ texts, limit }: { texts: string[]; limit: number })
   return firstTextAbove(texts, limit);
 }
 
-export type ParsedJson = { value: unknown } | { syntaxError: string } | { tooDeep: true };
+export const parseJson = readJson;
 
-export function parseJson(text: string): ParsedJson {
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { tooDeep: true };
-  try {
-    return { value: JSON.parse(text) };
-  } catch (err) {
-    return { syntaxError: err instanceof Error ? err.message : 'invalid JSON' };
-  }
+/** JSON sent as UTF-8 in shared memory (CpuPool.parseJson): decoded here, not on the event loop. */
+export function parseJsonBytes({ bytes, length }: { bytes: Uint8Array; length: number }): ParsedJson {
+  return readJson(Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('utf8'));
 }

@@ -1,4 +1,5 @@
 import { tokensAbove } from '../shared/context-window.js';
+import { readJson, valueOf } from './json.js';
 
 /** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
 export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
@@ -41,5 +42,5 @@ export const surelyWithin = (text: string, limit: number) => text.length * 3 <= 
 
 export const inlineCpu: CpuWork = {
   firstAbove: (texts, limit) => firstAbove(texts, limit),
-  parseJson: async (text) => JSON.parse(text),
+  parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
 };
