@@ -61,7 +61,7 @@ function seed(path: string, body: unknown) {
       return res.status !== 429 && res;
     },
     `POST ${path}`,
-    { timeoutMs: 60_000, everyMs: 1000 },
+    { timeoutMs: 120_000, everyMs: 1000 },
   );
 }
 

@@ -109,7 +109,7 @@ export function Table<T>({ caption, columns, rows, empty, rowKey }: { caption: s
           <tr key={rowKey(row)}>
             {columns.map((column) => (
               <td key={column.header} data-label={column.header}>
-                {column.cell(row)}
+                <div class="cell">{column.cell(row)}</div>
               </td>
             ))}
           </tr>
