@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
 import { cpuSeconds } from './cpu.js';
 import { exchange, longHistoryBody, sampleHealthz } from './hostile.js';
+import { budgetFigures } from './trust-budgets.js';
 
 /**
  * Promises under shared use (DESIGN §21, issue 32), the web's half: GET /healthz latency, asked
@@ -136,4 +137,6 @@ export async function run() {
     for (const child of started.reverse()) await stop(child);
     await bench.drop();
   }
+  // Budgets (DESIGN §21): overshoot against the largest single call, and runs/s with reservations on and off.
+  await budgetFigures();
 }

@@ -80,7 +80,7 @@ describe('token counting on the pool', () => {
 });
 
 describe('JSON parsing on the pool', () => {
-  const large = { model: 'agent:default', messages: Array.from({ length: 300 }, (_, i) => ({ role: 'user', content: `message ${i} ${'é'.repeat(1000)}`, n: i, ok: i % 2 === 0, nothing: null })) };
+  const large = { model: 'agent:default', messages: Array.from({ length: 1200 }, (_, i) => ({ role: 'user', content: `message ${i} ${'é'.repeat(1000)}`, n: i, ok: i % 2 === 0, nothing: null })) };
   const largeText = JSON.stringify(large);
 
   it('parses a large body to what JSON.parse gives, and a small one inline', async () => {
@@ -99,7 +99,7 @@ describe('JSON parsing on the pool', () => {
   });
 
   it("rejects malformed large text with JSON.parse's own error, and too deep text as json_invalid", async () => {
-    const broken = `${largeText.slice(0, 300_000)}}`;
+    const broken = `${largeText.slice(0, INLINE_JSON_MAX_CHARS + 1000)}}`;
     const inline = (() => {
       try {
         JSON.parse(broken);
@@ -120,7 +120,11 @@ describe('JSON parsing on the pool', () => {
   it('keeps the body reader’s 422 json_invalid shapes, with the position, over HTTP', async () => {
     const app = new Koa<AppState>();
     app.use(errorResponses());
-    app.use(jsonBody(() => 10 * 1024 * 1024, (text) => pool.parseJson(text)));
+    const readBody = jsonBody(() => 10 * 1024 * 1024, 10_000, (text) => pool.parseJson(text));
+    app.use(async (ctx, next) => {
+      await readBody(ctx);
+      await next();
+    });
     app.use((ctx) => {
       ctx.body = { echoed: ctx.state.body };
     });
@@ -136,7 +140,7 @@ describe('JSON parsing on the pool', () => {
       expect(ok.status).toBe(200);
       expect(ok.body.echoed).toEqual(large);
       // V8 names a position for some errors (then it is the loc), not for others (then 0), on the pool as inline.
-      const unterminated = `${largeText.slice(0, 300_000)}`;
+      const unterminated = `${largeText.slice(0, INLINE_JSON_MAX_CHARS + 1000)}`;
       for (const text of [unterminated, `${largeText.slice(0, -1)},,]}`, '{"a": tru}']) {
         const expected = (() => {
           try {

@@ -62,7 +62,8 @@ describe('settings on keys', () => {
   it('token_usage shows what runs charged to the budget this period', async () => {
     const { token, user } = await member();
     const key = await ownKey(token, { token_budget: { limit: 1000, period: 'day' } });
-    await app.services.budgets.charge([{ scope: 'key', id: key.id, userId: user.id, limit: 1000, period: 'day' }], 321);
+    // A model call's use, settled as a call that held no reservation is (DESIGN §21).
+    await app.services.budgets.settle([{ scope: 'key', id: key.id, userId: user.id, limit: 1000, period: 'day' }], { callId: 'call', tokens: 0 }, 321);
     const list = await app.request('GET', '/api/me/api-keys', { token });
     expect(list.body.items[0].token_usage.used).toBe(321);
     const adminList = await app.request('GET', `/api/admin/api-keys?user_id=${user.id}`, { token: admin.token });

@@ -34,8 +34,12 @@ export interface TextAbove {
   tokens: number;
 }
 
-/** Bodies up to this many characters are parsed on the event loop: a thread hop costs more than parsing them. */
-export const INLINE_JSON_MAX_CHARS = 256 * 1024;
+/**
+ * Bodies up to this many characters (the default BODY_LIMIT_BYTES) are parsed on the event loop:
+ * the value parsed on a thread is copied back onto it (structured clone), which for a megabyte of
+ * small values costs two to three times the parse itself.
+ */
+export const INLINE_JSON_MAX_CHARS = 1024 * 1024;
 
 /** A UTF-16 code unit is at most 3 UTF-8 bytes, and a token at least one byte: such a text is within `limit` uncounted. */
 export const surelyWithin = (text: string, limit: number) => text.length * 3 <= limit;

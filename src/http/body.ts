@@ -2,7 +2,7 @@ import getRawBody from 'raw-body';
 import type { AppContext } from './route.js';
 import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
 import { boundedBodyRead } from './body-guard.js';
-import { MAX_JSON_DEPTH } from './validation.js';
+import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from './validation.js';
 import { INLINE_JSON_MAX_CHARS } from '../cpu/work.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -50,7 +50,9 @@ export async function parseJsonText(text: string, parseJson: (text: string) => u
     throw new ValidationError([{ loc: ['body'], msg, type: 'json_invalid', input: null, ctx: { error: msg, max_depth: MAX_JSON_DEPTH } }]);
   }
   try {
-    return await parseJson(text);
+    const value = await parseJson(text);
+    // A larger text was checked where it was parsed (src/cpu/json.ts).
+    return text.length <= INLINE_JSON_MAX_CHARS && !mayHoldUnstorable(text) ? markStorable(value) : value;
   } catch (err) {
     if (err instanceof ValidationError) throw err;
     const message = err instanceof Error ? err.message : 'invalid JSON';

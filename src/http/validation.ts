@@ -177,18 +177,48 @@ function unstorable(text: string): string | undefined {
  * place, rather than failing in the database; object keys too (they land in jsonb). Bodies arrive
  * at most MAX_JSON_DEPTH deep (src/http/body.ts refuses deeper JSON); the walk stops there all the same.
  */
-function findUnstorable(value: unknown, path: (string | number)[] = []): { path: (string | number)[]; msg: string } | undefined {
-  if (typeof value === 'string') {
-    const msg = unstorable(value);
-    return msg ? { path, msg } : undefined;
-  }
+/**
+ * JSON text can only carry NUL or a lone surrogate as a \u escape (raw control characters are not
+ * JSON, and decoded UTF-8 holds no lone surrogate): text without such an escape holds neither.
+ */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
+/** Values parsed from text without such an escape: parseInput need not walk them (a large body's walk is not free). */
+const storableValues = new WeakSet<object>();
+
+export const mayHoldUnstorable = (text: string) => UNSTORABLE_ESCAPE.test(text);
+
+/** Records that `value` was parsed from text without such an escape: parseInput skips its walk. */
+export function markStorable<T>(value: T): T {
+  if (value !== null && typeof value === 'object') storableValues.add(value);
+  return value;
+}
+
+function findUnstorable(value: unknown): { path: (string | number)[]; msg: string } | undefined {
+  const path: (string | number)[] = [];
+  const found = unstorableAt(value, path);
+  return found ? { path, msg: found } : undefined;
+}
+
+/** The walk of findUnstorable: `path` is the place being looked at, left at the bad one (no allocation per value: bodies may hold many). */
+function unstorableAt(value: unknown, path: (string | number)[]): string | undefined {
+  if (typeof value === 'string') return unstorable(value);
   if (value === null || typeof value !== 'object' || path.length > MAX_JSON_DEPTH) return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const at = [...path, Array.isArray(value) ? Number(key) : key];
-    const keyProblem = Array.isArray(value) ? undefined : unstorable(key);
-    if (keyProblem) return { path: at, msg: keyProblem.replace('String', 'Key') };
-    const found = findUnstorable(child, at);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      const found = unstorableAt(value[i], path);
+      if (found) return found;
+      path.pop();
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    path.push(key);
+    const keyProblem = unstorable(key);
+    if (keyProblem) return keyProblem.replace('String', 'Key');
+    const found = unstorableAt((value as Record<string, unknown>)[key], path);
     if (found) return found;
+    path.pop();
   }
   return undefined;
 }
@@ -201,7 +231,7 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, s
     const msg = 'Input should be a valid dictionary or object to extract fields from';
     throw new ValidationError([{ loc: [source], msg, type: 'model_attributes_type', input: raw }]);
   }
-  const bad = findUnstorable(raw);
+  const bad = raw !== null && typeof raw === 'object' && storableValues.has(raw) ? undefined : findUnstorable(raw);
   if (bad) throw new ValidationError([{ loc: [source, ...bad.path], msg: bad.msg, type: 'string_pattern_mismatch', input: valueAt(raw, bad.path) }]);
   const result = v.safeParse(schema, raw);
   if (result.success) return result.output;
