@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CpuPool } from '../src/cpu/pool.js';
 import { inlineCpu, INLINE_JSON_MAX_CHARS } from '../src/cpu/work.js';
 import { tokenizer } from '../src/shared/context-window.js';
+import { MAX_JSON_VALUES } from '../src/cpu/json.js';
 import { jsonBody } from '../src/http/body.js';
 import { errorResponses } from '../src/http/middleware.js';
 import { MAX_JSON_DEPTH } from '../src/http/validation.js';
@@ -96,6 +97,19 @@ describe('JSON parsing on the pool', () => {
     expect(await pool.parseJson(text)).toEqual(emoji);
     const shifted = JSON.stringify({ p: 'x', ...emoji });
     expect(await pool.parseJson(shifted)).toEqual({ p: 'x', ...emoji });
+  });
+
+  it('refuses a large body of more than MAX_JSON_VALUES values (its copy back to the event loop is bounded), on the pool as inline', async () => {
+    const many = JSON.stringify({ model: 'agent:default', values: Array.from({ length: MAX_JSON_VALUES + 1 }, (_, i) => `value ${i} ${'x'.repeat(40)}`) });
+    expect(many.length).toBeGreaterThan(INLINE_JSON_MAX_CHARS);
+    for (const parse of [(text: string) => pool.parseJson(text), inlineCpu.parseJson]) {
+      const err = await parse(many).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid', ctx: { max_values: MAX_JSON_VALUES } });
+    }
+    const fewer = JSON.stringify({ values: Array.from({ length: MAX_JSON_VALUES - 10 }, (_, i) => `value ${i} ${'x'.repeat(60)}`) });
+    expect(fewer.length).toBeGreaterThan(INLINE_JSON_MAX_CHARS);
+    expect(await pool.parseJson(fewer)).toEqual(JSON.parse(fewer));
   });
 
   it("rejects malformed large text with JSON.parse's own error, and too deep text as json_invalid", async () => {
