@@ -168,8 +168,6 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
       return ctx.redirect(`${DASHBOARD_PATH}/login`);
     }
     const byCookie = !ctx.get('authorization');
-    // SameSite=Strict keeps the cookie off other sites' requests; the Origin check also refuses a sibling site's (CSRF).
-    if (byCookie && !SAFE_METHODS.has(ctx.method) && !fromThisOrigin(ctx)) throw new CrossOrigin();
     const allowed = byCookie ? await fromCookie(ctx) : await bearerIsAdmin(deps, ctx);
     if (!allowed) {
       const wantsPage = ctx.method === 'GET' && !ctx.path.startsWith(`${DASHBOARD_PATH}/api/`) && ctx.accepts('html') === 'html';
@@ -179,6 +177,8 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
       }
       throw new AuthError('unauthorized', `Sign in at ${DASHBOARD_PATH}/login with an admin credential`);
     }
+    // SameSite=Strict keeps the cookie off other sites' requests; the Origin check also refuses a sibling site's (CSRF).
+    if (byCookie && !SAFE_METHODS.has(ctx.method) && !fromThisOrigin(ctx)) throw new CrossOrigin();
     await board(ctx, next);
     // bull-board's router answers a method it lacks with a bare 405, or 501 for one it has never heard of.
     if (ctx.status === 501 || (ctx.status === 405 && ctx.body == null)) throw new MethodNotAllowed(ctx.method, ctx.response.get('Allow') || 'GET');
