@@ -1,9 +1,9 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Services } from './services.js';
-import { mountRoutes, type AppState, type Route } from './http/route.js';
+import { mountRoutes, type AppState, type BodyReader, type Route } from './http/route.js';
 import { closeUnreadBodies, errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
-import { jsonBody, type BodyReader } from './http/body.js';
+import { jsonBody } from './http/body.js';
 import { speaksOpenAi } from './http/openai-errors.js';
 import { healthRoutes } from './routes/health.js';
 import { authRoutes } from './routes/auth.js';

@@ -1,31 +1,14 @@
 import getRawBody from 'raw-body';
-import type { AppContext } from './route.js';
+import type { AppContext, BodyReader } from './route.js';
 import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
 import { boundedBodyRead } from './body-guard.js';
 import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from './validation.js';
 import { INLINE_JSON_MAX_CHARS } from '../cpu/work.js';
+import { jsonDepthExceeds } from '../cpu/json.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 
-/** Reads a request's body into ctx.state.body, or leaves it (no body, a multipart upload); throws DESIGN §4's errors. */
-export type BodyReader = (ctx: AppContext) => Promise<void>;
 
 /** The body's text, within `limitBytes` (413 from Content-Length at once) and BODY_IDLE_TIMEOUT_MS (408). */
 async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number): Promise<string> {

@@ -6,7 +6,6 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { authorize, credentialOf, type AccessRule } from '../auth/guard.js';
 import { parseInput } from './validation.js';
 import type { RateLimiter } from '../limits/rate-limits.js';
-import type { BodyReader } from './body.js';
 
 /** What every request carries through the middleware (typed, so nothing downstream casts). */
 export interface AppState {
@@ -19,6 +18,8 @@ export interface AppState {
   refusal?: string;
 }
 export type AppContext = ParameterizedContext<AppState>;
+/** Reads a request's body into ctx.state.body, or leaves it (no body, a multipart upload); throws DESIGN §4's errors. */
+export type BodyReader = (ctx: AppContext) => Promise<void>;
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Who may call a route: `public`, or the guard rule a credential must satisfy (DESIGN §3). */
