@@ -17,7 +17,7 @@ describe('agents', () => {
   it('POST with full access; GET list and one with the agents scope; another user’s → 404', async () => {
     const created = await app.request('POST', '/api/agents', { token, body: { name: 'Calc', instructions: 'Be brief.', max_iterations: 4 } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Calc', instructions: 'Be brief.', model: 'local', tools: ['calculator', 'current_time'], max_iterations: 4, knowledge_base_ids: [] });
+    expect(created.body).toMatchObject({ name: 'Calc', instructions: 'Be brief.', model: null, tools: ['calculator', 'current_time'], max_iterations: 4, knowledge_base_ids: [] });
     expect(created.body.user_id).toBeUndefined();
     const scoped = (await app.request('POST', '/api/me/api-keys', { token, body: { name: 'agents', scopes: 'agents' } })).body.key;
     const list = await app.request('GET', '/api/agents?size=5', { token: scoped });
