@@ -1,9 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
-import { CancelAccepted, pageOf, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
-import { streamRun } from '../runs/stream.js';
-import { EventsHeaders, EventsQuery } from './runs.js';
+import { CancelAccepted, pageOf, RunRecord } from '../http/openapi-records.js';
+import { runEventsRoute } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../http/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
@@ -63,7 +62,8 @@ const UsageReport = v.strictObject({
 const RunPath = v.object({ id: uuidText });
 
 /** Runs across users and what they used, for administrators (DESIGN §9). */
-export function adminRunRoutes({ runs, runReports, relay, openStreams }: Services): Route[] {
+export function adminRunRoutes(services: Services): Route[] {
+  const { runs, runReports } = services;
   return [
     route({
       method: 'GET',
@@ -83,22 +83,11 @@ export function adminRunRoutes({ runs, runReports, relay, openStreams }: Service
       params: RunPath,
       handle: ({ params }) => runReports.one(params.id),
     }),
-    route({
-      method: 'GET',
+    runEventsRoute(services, {
       path: '/api/admin/runs/:id/events',
-      summary: "Replay any user's run's events (all, or after Last-Event-ID or ?after=), then follow it live to done",
+      whose: "any user's run's",
       auth: ADMIN,
-      responses: { 200: runEventStream },
-      responseHeaders: runStreamHeaders,
-      errors: [410],
-      params: RunPath,
-      query: EventsQuery,
-      headers: EventsHeaders,
-      streams: true,
-      handle: async ({ params, query, headers, ctx }) => {
-        const run = await runs.joinableAnyRun(params.id);
-        await streamRun(ctx, relay, openStreams, run, headers['last-event-id'] ?? query.after ?? '0-0');
-      },
+      find: (_, id) => runs.joinableAnyRun(id),
     }),
     route({
       method: 'POST',

@@ -6,6 +6,9 @@ import { CancelAccepted, RunAccepted, RunRecord, runEventStream, runStreamHeader
 import { integerText, uuidText, docMode, imageIds, multitaskStrategy } from '../http/validation.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
+import type { AccessRule } from '../auth/guard.js';
+import type { Principal } from '../auth/authenticator.js';
+import type { Run } from '../db/models.js';
 
 const RunPath = v.object({ id: uuidText });
 const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;
@@ -26,7 +29,7 @@ const eventId = v.pipe(
   v.check(fitsRedis, 'each part of an event id must fit in 64 bits'),
   v.check(notFromTheFuture, 'an event id names the time its event was written: this one is in the future, so no event has it'),
 );
-export const EventsQuery = v.object({ after: v.optional(eventId) });
+const EventsQuery = v.object({ after: v.optional(eventId) });
 const ReadQuery = v.object({ wait: v.optional(integerText({ min: 0, max: 60 })) });
 
 /** DESIGN §11: a person's decision on a tool call (its id as the `approval_required` event gave it). */
@@ -48,13 +51,14 @@ const BackgroundRun = v.strictObject({
   multitask_strategy: multitaskStrategy,
 });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
-export const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
+const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
 /**
  * A run after its POST: read it, join its event stream from anywhere (from the start or after
  * the last event a client saw), cancel it. Same scope as the chat endpoints; owner only.
  */
-export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[] {
+export function runRoutes(services: Services): Route[] {
+  const { runs, relay, lease } = services;
   return [
     route({
       method: 'POST',
@@ -88,22 +92,11 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
         return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
       },
     }),
-    route({
-      method: 'GET',
+    runEventsRoute(services, {
       path: '/api/runs/:id/events',
-      summary: "Replay a run's events (all, or after Last-Event-ID or ?after=), then follow it live to done",
+      whose: "a run's",
       auth: { scope: 'chat' },
-      responses: { 200: runEventStream },
-      responseHeaders: runStreamHeaders,
-      errors: [410],
-      params: RunPath,
-      query: EventsQuery,
-      headers: EventsHeaders,
-      streams: true,
-      handle: async ({ principal, params, query, headers, ctx }) => {
-        const run = await runs.joinableRun(principal.user.id, params.id);
-        await streamRun(ctx, relay, openStreams, run, headers['last-event-id'] ?? query.after ?? '0-0');
-      },
+      find: (principal, id) => runs.joinableRun(principal.user.id, id),
     }),
     route({
       method: 'POST',
@@ -132,4 +125,32 @@ export function runRoutes({ runs, relay, lease, openStreams }: Services): Route[
       handle: async ({ principal, params }) => ({ run_id: (await runs.cancel(principal.user.id, params.id)).id, status: 'cancelling' }),
     }),
   ];
+}
+
+/**
+ * GET …/:id/events (DESIGN §5, §13): the run's events replayed (all, or after Last-Event-ID or
+ * ?after=), then followed live to done; 410 once a finished run's stream has expired. The owner's
+ * route and the administrators' one differ only in who may call and how the run is found.
+ */
+export function runEventsRoute(
+  { relay, openStreams }: Pick<Services, 'relay' | 'openStreams'>,
+  spec: { path: string; whose: string; auth: AccessRule; find: (principal: Principal, runId: string) => Promise<Run> },
+): Route {
+  return route({
+    method: 'GET',
+    path: spec.path,
+    summary: `Replay ${spec.whose} events (all, or after Last-Event-ID or ?after=), then follow it live to done`,
+    auth: spec.auth,
+    responses: { 200: runEventStream },
+    responseHeaders: runStreamHeaders,
+    errors: [410],
+    params: RunPath,
+    query: EventsQuery,
+    headers: EventsHeaders,
+    streams: true,
+    handle: async ({ principal, params, query, headers, ctx }) => {
+      const run = await spec.find(principal, params.id);
+      await streamRun(ctx, relay, openStreams, run, headers['last-event-id'] ?? query.after ?? '0-0');
+    },
+  });
 }
