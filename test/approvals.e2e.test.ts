@@ -15,7 +15,7 @@ let quick: Stack;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
-  const main = (mode: RedisMode) => startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000', ...redisEnv(mode) } });
+  const main = (mode: RedisMode) => startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '5000', JOB_STALLED_INTERVAL_MS: '1000', ...redisEnv(mode) } });
   [stacks.single, stacks.cluster, quick] = await Promise.all([
     main('single'),
     main('cluster'),
@@ -49,8 +49,11 @@ async function gatedAgent(on = stack, toolApproval: unknown = ['calculator']) {
 }
 
 /** Starts a run and hands each event to `onEvent`; resolves with the whole stream once it ends. */
-function startRun(on: Stack, key: string, body: Record<string, unknown>, onEvent: (event: ReceivedEvent) => void, mode = 'react'): Promise<StreamResult> {
-  return stream(`${on.url}/api/${mode}`, { token: key, body, onEvent });
+async function startRun(on: Stack, key: string, body: Record<string, unknown>, onEvent: (event: ReceivedEvent) => void, mode = 'react'): Promise<StreamResult> {
+  const res = await stream(`${on.url}/api/${mode}`, { token: key, body, onEvent });
+  // A refused start says why, instead of failing later on an empty list of events.
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res;
 }
 
 /** Every event once: ids are unique, and no call is made or resulted twice. */
