@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { RetrievalMode } from '../db/knowledge-models.js';
+import { keywordSearch } from './keyword-search.js';
 import type { KnowledgeModels } from './models.js';
 import type { Neighbour, VectorStore } from './vector-store.js';
 
@@ -21,8 +22,9 @@ export interface RetrievalRequest {
   /** Scan every vector even where an HNSW index exists (benchmarks and tests compare against it). */
   exact?: boolean;
   /**
-   * Only chunks that match: a keyword hit, or a vector at least this similar to the query (a
-   * vector search alone always returns its nearest, however far). Grounded runs set it.
+   * Only chunks that match: a keyword hit holding at least half of the query's terms, or a vector
+   * at least this similar to the query (a vector search alone always returns its nearest, however
+   * far). Grounded runs set it.
    */
   minSimilarity?: number;
   signal?: AbortSignal;
@@ -57,7 +59,8 @@ interface Ranked {
 }
 
 /**
- * Search (DESIGN §14): `keyword` = Postgres full-text (websearch syntax, GIN, ts_rank_cd);
+ * Search (DESIGN §14, §23): `keyword` = chunks holding any of the query's terms, ranked by BM25
+ * (keyword-search.ts);
  * `semantic` = nearest neighbours of the query's embedding in each knowledge base's own model
  * (score = cosine similarity); `hybrid` = reciprocal rank fusion of the keyword and vector ranks.
  * With a rerank model, the best fused candidates are reordered by the gateway; if that fails the
@@ -88,23 +91,16 @@ export class Retriever {
   }
 
   private async rank(kbs: SearchableKnowledgeBase[], request: RetrievalRequest, wanted: number): Promise<Ranked[]> {
-    if (request.mode === 'keyword') return this.keyword(kbs, request.query, wanted);
+    if (request.mode === 'keyword') return this.keyword(kbs, request, wanted);
     if (request.mode === 'semantic') return this.semantic(kbs, request, wanted);
     const limit = candidatesFor(wanted);
-    const [keyword, semantic] = await Promise.all([this.keyword(kbs, request.query, limit), this.semantic(kbs, request, limit)]);
+    const [keyword, semantic] = await Promise.all([this.keyword(kbs, request, limit), this.semantic(kbs, request, limit)]);
     return fuse([keyword, semantic]).slice(0, wanted);
   }
 
-  /** Keyword matches, best first; the ranking reads only the chunks' tsvectors. */
-  private async keyword(kbs: SearchableKnowledgeBase[], query: string, limit: number): Promise<Ranked[]> {
-    const { rows } = await this.knex.raw(
-      `select c.id::text as id, ts_rank_cd(c.tsv, q) as score
-       from kb_chunks c, websearch_to_tsquery('english', :query) q
-       where c.knowledge_base_id = any(cast(:kbs as uuid[])) and c.tsv @@ q
-       order by score desc, c.id limit :limit`,
-      { kbs: kbs.map((kb) => kb.id), query, limit },
-    );
-    return rows.map((row: { id: string; score: string | number }) => ({ id: row.id, score: Number(row.score) }));
+  /** Keyword matches, best first; with `minSimilarity` set (only chunks that match) a hit must hold most of the query's terms. */
+  private keyword(kbs: SearchableKnowledgeBase[], request: RetrievalRequest, limit: number): Promise<Ranked[]> {
+    return keywordSearch(this.knex, kbs.map((kb) => kb.id), request.query, limit, { mostTerms: request.minSimilarity !== undefined });
   }
 
   /** Each knowledge base's nearest chunks in its own model's space, merged by similarity. */
