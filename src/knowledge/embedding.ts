@@ -2,7 +2,7 @@
  * The built-in local embedder: feature hashing of words and of their character trigrams into a
  * fixed number of signed dimensions, L2-normalised. Deterministic, offline, no model to load.
  * Trigrams make it tolerant of spelling variants, inflections and partial word overlap that
- * full-text search (whole stemmed lexemes, every term required) misses.
+ * full-text search (whole stemmed lexemes) misses.
  */
 export const EMBEDDING_DIMENSIONS = 96; // `cube` holds at most 100
 

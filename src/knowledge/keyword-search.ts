@@ -82,7 +82,8 @@ export async function keywordSearch(knex: Knex, knowledgeBaseIds: string[], quer
   if (knowledgeBaseIds.length === 0) return [];
   const { rows } = await knex.raw(SQL, {
     kbs: knowledgeBaseIds,
-    query: query.slice(0, MAX_QUERY_CHARS),
+    // Postgres text cannot hold NUL: a question carrying one is still searched, without it.
+    query: query.slice(0, MAX_QUERY_CHARS).replaceAll('\u0000', ' '),
     maxTerms: MAX_QUERY_TERMS,
     sample: LENGTH_SAMPLE,
     mostTerms: options.mostTerms === true,

@@ -56,6 +56,9 @@ export interface EmbeddingChoice {
   rerank_model?: string | null;
 }
 
+/** A document's public columns: everything but its bytes. */
+const DOCUMENT_COLUMNS = ['id', 'knowledge_base_id', 'name', 'content_type', 'size_bytes', 'status', 'error', 'chunk_count', 'created_at', 'updated_at'];
+
 /** The web side of knowledge bases: ownership, documents in (ingested on workers), embedding models, retrieval. */
 export class KnowledgeService {
   constructor(
@@ -158,10 +161,20 @@ export class KnowledgeService {
   async listDocuments(userId: string, knowledgeBaseId: string, page: Pagination) {
     await this.own(userId, knowledgeBaseId);
     const query = this.models.KbDocument.query()
-      .select('id', 'knowledge_base_id', 'name', 'content_type', 'size_bytes', 'status', 'error', 'chunk_count', 'created_at', 'updated_at')
+      .select(...DOCUMENT_COLUMNS)
       .where({ knowledge_base_id: knowledgeBaseId })
       .orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
     return paginate(query, page, (document) => document.toPublic());
+  }
+
+  /** One document (without its bytes) and its ingestion status; another knowledge base's document is not found. */
+  async document(userId: string, knowledgeBaseId: string, documentId: string) {
+    await this.own(userId, knowledgeBaseId);
+    const document = await this.models.KbDocument.query()
+      .select(...DOCUMENT_COLUMNS)
+      .findOne({ id: documentId, knowledge_base_id: knowledgeBaseId });
+    if (!document) throw new NotFoundError('Document not found');
+    return document.toPublic();
   }
 
   async removeDocument(userId: string, knowledgeBaseId: string, documentId: string): Promise<void> {

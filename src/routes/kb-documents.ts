@@ -54,6 +54,15 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       handle: ({ principal, params, query }) => knowledge.listDocuments(principal.user.id, params.id, query),
     }),
     route({
+      method: 'GET',
+      path: '/api/knowledge-bases/:id/documents/:documentId',
+      summary: 'Read one document and its ingestion status (processing, ready or failed with its error)',
+      auth: {},
+      responses: { 200: DocumentRecord },
+      params: DocumentPath,
+      handle: ({ principal, params }) => knowledge.document(principal.user.id, params.id, params.documentId),
+    }),
+    route({
       method: 'DELETE',
       path: '/api/knowledge-bases/:id/documents/:documentId',
       summary: 'Delete a document and its chunks',
