@@ -810,7 +810,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read one document and its ingestion status (processing, ready or failed with its error)
+         * @description Full access (a JWT or an unscoped API key).
+         */
+        get: operations["getApiKnowledgeBasesIdDocumentsDocumentId"];
         put?: never;
         post?: never;
         /**
@@ -4999,6 +5003,42 @@ export interface operations {
             404: components["responses"]["404"];
             413: components["responses"]["413"];
             415: components["responses"]["415"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiKnowledgeBasesIdDocumentsDocumentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                documentId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
