@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { outputSchemaProblem } from '../shared/output-schema.js';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
@@ -273,3 +274,18 @@ export const multitaskStrategy = v.optional(
     ),
   ),
 );
+
+/**
+ * DESIGN §23: a JSON Schema the run's final answer must satisfy (≤ 64 KB, ≤ 32 levels, no remote
+ * `$ref`, one ajv compiles); a schema that is not is a 422 saying why. Absent or null: prose.
+ */
+export const outputSchemaValue = v.nullable(
+  v.pipe(
+    v.record(v.string(), v.unknown(), 'output_schema must be a JSON Schema object'),
+    v.check(
+      (schema) => outputSchemaProblem(schema) === undefined,
+      (issue) => `output_schema ${outputSchemaProblem(issue.input) ?? 'is not a valid JSON Schema'}`,
+    ),
+  ),
+);
+export const outputSchema = v.optional(outputSchemaValue);
