@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { outputSchemaProblem } from '../shared/output-schema.js';
+import { isJsonObject, outputSchemaProblem } from '../shared/output-schema.js';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
@@ -281,11 +281,14 @@ export const multitaskStrategy = v.optional(
  */
 export const outputSchemaValue = v.nullable(
   v.pipe(
-    v.record(v.string(), v.unknown(), 'output_schema must be a JSON Schema object'),
+    // Not v.record: it would take an array and hand on an object made of its items.
+    v.unknown(),
+    v.check(isJsonObject, 'output_schema must be a JSON Schema object'),
     v.check(
       (schema) => outputSchemaProblem(schema) === undefined,
       (issue) => `output_schema ${outputSchemaProblem(issue.input) ?? 'is not a valid JSON Schema'}`,
     ),
+    v.transform((schema) => schema as Record<string, unknown>),
   ),
 );
 export const outputSchema = v.optional(outputSchemaValue);

@@ -20,14 +20,15 @@ export const DEFAULT_SCHEMA_NAME = 'output';
 /** The format an agent's or a native run's `output_schema` stands for. */
 export const schemaFormat = (schema: Record<string, unknown>): OutputFormat => ({ type: 'json_schema', name: DEFAULT_SCHEMA_NAME, schema, strict: false });
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isJsonObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = isJsonObject;
 
 const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 function newAjv(): Ajv2020 {
   // strict off: schemas written for other validators carry keywords ajv does not know (nullable, propertyOrdering…);
   // a keyword of the wrong type is still refused by the meta-schema.
-  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   return addFormats(ajv);
 }
 
