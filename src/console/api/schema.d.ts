@@ -1495,6 +1495,10 @@ export interface components {
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
+            /** @description DESIGN §23: the JSON Schema its runs' final answers are valid against (a run's own output_schema overrides it); null: prose answers */
+            output_schema: {
+                [key: string]: unknown;
+            } | null;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
             tool_approval: ("never" | "always") | string[];
@@ -1532,6 +1536,10 @@ export interface components {
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
+            /** @description DESIGN §23: the JSON Schema its runs' final answers are valid against (a run's own output_schema overrides it); null: prose answers */
+            output_schema: {
+                [key: string]: unknown;
+            } | null;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
             tool_approval: ("never" | "always") | string[];
@@ -1777,6 +1785,8 @@ export interface components {
             id: string;
             /** @enum {string} */
             mode: "react" | "dag";
+            /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+            output: unknown;
             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
             query: string | null;
             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -1915,6 +1925,7 @@ export interface components {
                 /** @enum {string} */
                 finish_reason: "stop" | "length" | "content_filter";
                 message_id: string;
+                output?: unknown;
             };
             /** @constant */
             event: "answer";
@@ -2872,6 +2883,8 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             mode: "react" | "dag";
+                            /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+                            output: unknown;
                             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                             query: string | null;
                             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -2949,6 +2962,8 @@ export interface operations {
                         id: string;
                         /** @enum {string} */
                         mode: "react" | "dag";
+                        /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+                        output: unknown;
                         /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                         query: string | null;
                         /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -3542,6 +3557,8 @@ export interface operations {
                     model?: string | null;
                     name: string;
                     /** @default null */
+                    output_schema?: unknown | null;
+                    /** @default null */
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
                     /** @default null */
                     thinking_budget?: number | null;
@@ -3683,6 +3700,7 @@ export interface operations {
                     max_tokens?: number | null;
                     model?: string | null;
                     name?: string;
+                    output_schema?: unknown | null;
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
                     thinking_budget?: number | null;
                     tool_approval?: ("never" | "always") | string[];
@@ -4432,6 +4450,7 @@ export interface operations {
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     token?: string | null;
                     user_metadata?: string | null;
@@ -5306,6 +5325,7 @@ export interface operations {
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     token?: string | null;
                     user_metadata?: string | null;
@@ -5381,6 +5401,7 @@ export interface operations {
                     /** @enum {string} */
                     mode: "react" | "dag";
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     user_metadata?: string | null;
                 };
