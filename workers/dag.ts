@@ -122,7 +122,7 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
     ];
     const { result, text, output } = await ctx.inNode(SYNTHESIS_NODE, async () => {
       const result = await ctx.complete(messages, wave, { tools: [], scope: synthesis, structured: true });
-      return { result, ...(await finalAnswer(ctx, result, messages, wave, synthesis)) };
+      return { result, ...(await finalAnswer(ctx, result.text, messages, wave, synthesis)) };
     });
     await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: text }, synthesis);
     if (await ctx.tryFinish()) return { answer: text, output, finishReason: result.finishReason, citations: nodeCitations(state) };

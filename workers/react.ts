@@ -40,9 +40,10 @@ export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?
       return state;
     });
     if (grounded && !foundPassages(state.messages)) {
-      const answer = await answerNothingFound(ctx, state.iteration);
-      if (await ctx.tryFinish()) return { answer, finishReason: 'stop', citations: [] };
-      state.messages.push({ role: 'assistant', content: answer });
+      // With an output schema, "nothing found" too is asked of the model as JSON (DESIGN §23).
+      const { text, output } = await finalAnswer(ctx, await answerNothingFound(ctx, state.iteration), state.messages, state.iteration);
+      if (await ctx.tryFinish()) return { answer: text, output, finishReason: 'stop', citations: [] };
+      state.messages.push({ role: 'assistant', content: text });
       await ctx.checkpoint(next());
       continue;
     }
@@ -52,7 +53,7 @@ export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?
       await runCalls(result.toolCalls);
       continue;
     }
-    const { text, output } = await finalAnswer(ctx, result, state.messages, state.iteration);
+    const { text, output } = await finalAnswer(ctx, result.text, state.messages, state.iteration);
     if (await ctx.tryFinish()) return { answer: text, output, finishReason: result.finishReason, citations: citationsFor(text, state.messages) };
     state.messages.push({ role: 'assistant', content: text });
     await ctx.checkpoint(next());

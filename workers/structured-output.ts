@@ -22,10 +22,10 @@ const repairRequest = (format: OutputFormat, errors: string[]) =>
  * (each a model call like any other: streamed, charged, traced); still invalid → `output_invalid`.
  * A run without an output format answers in prose, unchecked.
  */
-export async function finalAnswer(ctx: RunContext, result: ModelResult, messages: ChatMessage[], iteration: number, scope?: string): Promise<FinalAnswer> {
+export async function finalAnswer(ctx: RunContext, text: string, messages: ChatMessage[], iteration: number, scope?: string): Promise<FinalAnswer> {
   const format = ctx.agent.outputFormat;
-  if (!format) return { text: result.text };
-  let answer = result;
+  if (!format) return { text };
+  let answer: Pick<ModelResult, 'text'> = { text };
   const repairs: ChatMessage[] = [];
   for (let attempt = 0; ; attempt++) {
     const checked = checkOutput(format, answer.text);
