@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   scale: () => import('./scale.js'),
   files: () => import('./files.js'),
   compat: () => import('./compat.js'),
+  'compat-structured': () => import('./compat-structured.js'),
   limits: () => import('./limits.js'),
   schedules: () => import('./schedules.js'),
   conversations: () => import('./conversations.js'),

@@ -23,6 +23,7 @@ import * as contextWindows from './20261125_023_context_windows.js';
 import * as usageSlots from './20261125_024_usage_slots.js';
 import * as agentDefaultModel from './20261127_025_agent_default_model.js';
 import * as keywordRanking from './20261128_026_keyword_ranking.js';
+import * as structuredOutputs from './20261128_027_structured_outputs.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -54,6 +55,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_024_usage_slots': usageSlots,
   '20261127_025_agent_default_model': agentDefaultModel,
   '20261128_026_keyword_ranking': keywordRanking,
+  '20261128_027_structured_outputs': structuredOutputs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

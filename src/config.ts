@@ -106,6 +106,7 @@ const EnvSchema = v.object({
   RUN_QUEUE_PER_CONVERSATION: v.optional(intFrom(1, 100), '10'),
   APPROVAL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '86400'),
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
+  OUTPUT_REPAIR_ATTEMPTS: v.optional(intFrom(0, 5), '1'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
   SHUTDOWN_TIMEOUT_MS: v.optional(intFrom(1000, 120_000), '25000'),
   KB_ANN_MIN_CHUNKS: v.optional(intFrom(1, 100_000_000), '20000'),
@@ -240,6 +241,8 @@ export interface Config {
     approvalTimeoutMs: number;
     /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
     jobLockMs: number;
+    /** DESIGN §23: times the model is asked again, with the errors, for an answer its output schema refuses. */
+    outputRepairAttempts: number;
     stalledIntervalMs: number;
   };
   /** DESIGN §19: the shortest gap between a schedule's ticks (cron or every_seconds), and how many schedules a user may have. */
@@ -384,6 +387,7 @@ export function loadConfig(env: Env = process.env): Config {
       queuePerConversation: e.RUN_QUEUE_PER_CONVERSATION,
       approvalTimeoutMs: e.APPROVAL_TIMEOUT_S * 1000,
       jobLockMs: e.JOB_LOCK_MS,
+      outputRepairAttempts: e.OUTPUT_REPAIR_ATTEMPTS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,
     },
     budgets: { reserveCompletionTokens: e.BUDGET_RESERVE_COMPLETION_TOKENS, reservationTtlMs: e.BUDGET_RESERVATION_TTL_S * 1000 },

@@ -86,6 +86,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
+    outputRepairAttempts: config.runs.outputRepairAttempts,
     // Spans of runs (DESIGN §18) only when tracing is on; the entry point has started the SDK they go to.
     tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
     images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),

@@ -5,6 +5,7 @@ import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './
 import type { Citation } from '../src/shared/events.js';
 import { foundPassages, groundingCall, isGrounded } from './grounding.js';
 import { citationsFor, NOTHING_FOUND } from './knowledge/citations.js';
+import { finalAnswer } from './structured-output.js';
 
 const NODE_STEPS = 4;
 
@@ -119,9 +120,12 @@ export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: 
       ...work.map((n): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: n.id, content: state.outputs[n.id] ?? '' })),
       ...state.injected,
     ];
-    const result = await ctx.inNode(SYNTHESIS_NODE, () => ctx.complete(messages, wave, { tools: [], scope: synthesis }));
-    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: result.text }, synthesis);
-    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason, citations: nodeCitations(state) };
+    const { result, text, output } = await ctx.inNode(SYNTHESIS_NODE, async () => {
+      const result = await ctx.complete(messages, wave, { tools: [], scope: synthesis, structured: true });
+      return { result, ...(await finalAnswer(ctx, result.text, messages, wave, synthesis)) };
+    });
+    await ctx.publish('node', { node_id: SYNTHESIS_NODE, status: 'succeeded', output: text }, synthesis);
+    if (await ctx.tryFinish()) return { answer: text, output, finishReason: result.finishReason, citations: nodeCitations(state) };
     if (attempt >= ctx.agent.maxIterations) throw new RunFailure('max_iterations', 'Injected messages kept arriving past max_iterations');
   }
 }

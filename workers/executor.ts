@@ -8,6 +8,7 @@ import type { DocMode } from '../src/shared/doc-modes.js';
 import { KNOWLEDGE_TOOL } from './knowledge/citations.js';
 import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../src/shared/model-settings.js';
 import type { Sampling } from '../src/shared/sampling.js';
+import { schemaFormat, type OutputFormat } from '../src/shared/output-schema.js';
 import { emptyUsage } from '../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { AttemptClaim, HistoryBound, LoadedRun, NewRun, RunStore } from '../src/shared/run-store.js';
@@ -148,7 +149,7 @@ export class RunExecutor {
     const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
     claimed.catch(() => {});
     const started = Date.now();
-    const agent = agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling);
+    const agent = { ...agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling), outputFormat: outputFormatOf(run, loaded.agent) };
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
     const ref = refOf(run);
@@ -352,11 +353,11 @@ export class RunExecutor {
     const { run, usage } = ctx;
     await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
-      const { answer, finishReason, citations } = ending;
+      const { answer, output, finishReason, citations } = ending;
       const prepared = histories.get(ctx);
       const tokens = prepared ? { answerTokens: prepared.counter.count(answer), counted: prepared.counted } : {};
-      const { messageId, deliveries } = await store.succeed(run, { answer, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
-      void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations }, END_SCOPE);
+      const { messageId, deliveries } = await store.succeed(run, { answer, output, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
+      void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations, ...structured(output) }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
       await this.deps.lease.forget(refOf(ctx.run));
@@ -406,11 +407,20 @@ export class RunExecutor {
     const events = new RunEvents(this.deps.lease, refOf(run), { deterministic: true, attempt }, Infinity);
     const usage = { ...emptyUsage(), ...run.usage };
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
-    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [] }, END_SCOPE);
+    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [], ...structured(run.output ?? undefined) }, END_SCOPE);
     else if (run.error) void events.publish('error', { ...run.error, retryable: false }, END_SCOPE);
     void events.publish('done', { status: run.status as 'succeeded', usage, duration_ms }, END_SCOPE);
     await events.flush();
   }
+}
+
+/** The answer event's `output` (DESIGN §23), only for runs that have one. */
+const structured = (output: unknown) => (output === undefined ? {} : { output });
+
+/** DESIGN §23: the run's own output format wins over its agent's output_schema. */
+function outputFormatOf(run: Run, agent: Agent | undefined): OutputFormat | undefined {
+  if (run.output_format) return run.output_format;
+  return agent?.output_schema ? schemaFormat(agent.output_schema) : undefined;
 }
 
 function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: DocMode | null, sampling: Sampling | null): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {

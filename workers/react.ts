@@ -4,6 +4,7 @@ import type { ReactState } from './checkpoint.js';
 import type { ChatMessage, ToolCall } from './models/types.js';
 import { answerNothingFound, foundPassages, groundingCall, isGrounded } from './grounding.js';
 import { citationsFor } from './knowledge/citations.js';
+import { finalAnswer } from './structured-output.js';
 
 /**
  * ReAct: think → call tools → observe → … → answer, at most max_iterations model steps.
@@ -39,20 +40,22 @@ export async function runReact(ctx: RunContext, history: ChatMessage[], resumed?
       return state;
     });
     if (grounded && !foundPassages(state.messages)) {
-      const answer = await answerNothingFound(ctx, state.iteration);
-      if (await ctx.tryFinish()) return { answer, finishReason: 'stop', citations: [] };
-      state.messages.push({ role: 'assistant', content: answer });
+      // With an output schema, "nothing found" too is asked of the model as JSON (DESIGN §23).
+      const { text, output } = await finalAnswer(ctx, await answerNothingFound(ctx, state.iteration), state.messages, state.iteration);
+      if (await ctx.tryFinish()) return { answer: text, output, finishReason: 'stop', citations: [] };
+      state.messages.push({ role: 'assistant', content: text });
       await ctx.checkpoint(next());
       continue;
     }
-    const result = await ctx.complete(state.messages, state.iteration, { grounded });
+    const result = await ctx.complete(state.messages, state.iteration, { grounded, structured: true });
     if (result.toolCalls.length > 0) {
       state.messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
       await runCalls(result.toolCalls);
       continue;
     }
-    if (await ctx.tryFinish()) return { answer: result.text, finishReason: result.finishReason, citations: citationsFor(result.text, state.messages) };
-    state.messages.push({ role: 'assistant', content: result.text });
+    const { text, output } = await finalAnswer(ctx, result.text, state.messages, state.iteration);
+    if (await ctx.tryFinish()) return { answer: text, output, finishReason: result.finishReason, citations: citationsFor(text, state.messages) };
+    state.messages.push({ role: 'assistant', content: text });
     await ctx.checkpoint(next());
   }
   throw new RunFailure('max_iterations', `The agent did not finish within ${ctx.agent.maxIterations} iterations`);

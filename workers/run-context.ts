@@ -8,6 +8,7 @@ import { emptyUsage, type Citation, type EventData, type EventType, type Usage }
 import type { BreakpointState, OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { InjectPayload } from '../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../src/shared/model-settings.js';
+import type { OutputFormat } from '../src/shared/output-schema.js';
 import { runTool } from './tools/registry.js';
 import type { Tool } from './tools/tool.js';
 import { GROUNDED_INSTRUCTION, KNOWLEDGE_TOOL } from './knowledge/citations.js';
@@ -32,6 +33,8 @@ export interface AgentSettings {
   knowledgeBaseIds: string[];
   /** How the run uses the knowledge bases: a tool (`auto`), retrieved first and answered only from (`grounded`), or not (`off`). */
   docMode: DocMode;
+  /** DESIGN §23: what the final answer must be (the run's own, else its agent's output_schema); absent: prose. */
+  outputFormat?: OutputFormat;
 }
 
 /** What a run's tools reach outside the loop. */
@@ -45,6 +48,8 @@ export interface ToolServices {
   groundedMinSimilarity: number;
   /** The run's spans (DESIGN §18); absent when tracing is off: calls go straight through, no span built. */
   tracer?: RunTracer;
+  /** OUTPUT_REPAIR_ATTEMPTS (DESIGN §23); 1 when absent. */
+  outputRepairAttempts?: number;
 }
 
 /** The parts a RunContext is made of; the executor builds them per attempt. */
@@ -107,6 +112,11 @@ export class RunContext {
     return this.parts.events.announce(type, data);
   }
 
+  /** OUTPUT_REPAIR_ATTEMPTS: how often an answer its output schema refuses goes back to the model (DESIGN §23). */
+  get outputRepairAttempts(): number {
+    return this.parts.services.outputRepairAttempts ?? 1;
+  }
+
   /** The run's logger: its ids, and the request that started it, on every line. */
   get log(): Logger {
     return this.parts.services.logger;
@@ -164,9 +174,11 @@ export class RunContext {
   /**
    * One model call. `grounded` (doc_mode grounded, DESIGN §14): the passages were retrieved before
    * the call, so the model may not search again and answers under the grounding instruction.
+   * `structured`: the call may give the run's final answer, so the model is sent its output format (DESIGN §23).
    */
-  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string; grounded?: boolean } = {}): Promise<ModelResult> {
-    const { model, settings } = this.agent;
+  async complete(messages: ChatMessage[], iteration: number, options: { tools?: Tool[]; silent?: boolean; scope?: string; grounded?: boolean; structured?: boolean } = {}): Promise<ModelResult> {
+    const { model, outputFormat } = this.agent;
+    const settings = options.structured && outputFormat ? { ...this.agent.settings, outputFormat } : this.agent.settings;
     let tools = options.tools ?? (await this.parts.tools);
     if (options.grounded) {
       tools = tools.filter((tool) => tool.name !== KNOWLEDGE_TOOL);
@@ -436,6 +448,8 @@ function withGroundingInstruction(messages: ChatMessage[]): ChatMessage[] {
 
 export interface LoopOutcome {
   answer: string;
+  /** DESIGN §23: the answer parsed, valid against the run's output format; absent for prose. */
+  output?: unknown;
   finishReason: ModelResult['finishReason'];
   /** The knowledge-base passages the answer used (DESIGN §14). */
   citations: Citation[];

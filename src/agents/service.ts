@@ -22,6 +22,8 @@ export interface NewAgent extends StoredSettings {
   knowledge_base_ids: string[];
   connector_ids: string[];
   tool_approval: ToolApproval;
+  /** DESIGN §23: the JSON Schema its runs' final answers satisfy; null: prose. */
+  output_schema?: Record<string, unknown> | null;
 }
 
 const issue = (loc: (string | number)[], msg: string, input: unknown): ValidationIssue => ({ loc: ['body', ...loc], msg: `Value error, ${msg}`, type: 'value_error', input });

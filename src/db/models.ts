@@ -11,6 +11,7 @@ import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { Sampling } from '../shared/sampling.js';
+import type { OutputFormat } from '../shared/output-schema.js';
 import type { TokenBudget } from '../budgets/ledger.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
@@ -127,6 +128,8 @@ export class Agent extends Model {
   connector_ids!: string[];
   /** DESIGN §20: tokens the model reads and writes per call; null: the model's default (local 8,192, gateway DEFAULT_CONTEXT_WINDOW). */
   context_window!: number | null;
+  /** DESIGN §23: the JSON Schema its runs' final answers satisfy; null: prose. */
+  output_schema!: Record<string, unknown> | null;
   /** DESIGN §20: 1, then one more for each PATCH or restore; `agent_versions` keeps each version's configuration. */
   version!: number;
   /** DESIGN §20: a deleted agent is gone to its owner (404) and names no new run; its runs and history stay. */
@@ -138,7 +141,7 @@ export class Agent extends Model {
   static readonly softDeleted = true;
 
   static override get jsonAttributes() {
-    return ['tools', 'knowledge_base_ids', 'gateway_tools', 'connector_ids', 'tool_approval'];
+    return ['tools', 'knowledge_base_ids', 'gateway_tools', 'connector_ids', 'tool_approval', 'output_schema'];
   }
 
   get generationSettings(): GenerationSettings {
@@ -213,6 +216,10 @@ export class Run extends Model {
   cost!: string | number | null;
   /** What an OpenAI-style client asked of the model calls (DESIGN §16); null for the platform's own endpoints. */
   sampling!: Sampling | null;
+  /** DESIGN §23: what the run's answer must be, as the run was asked (it overrides its agent's output_schema); null: its agent's. */
+  output_format!: OutputFormat | null;
+  /** DESIGN §23: the final answer parsed, once valid against the output schema; null for prose runs. */
+  output!: unknown;
   /** The run's OpenTelemetry trace id (DESIGN §18); null when tracing was off (or the trace not sampled). */
   trace_id!: string | null;
   /** The schedule whose tick (or trigger) started the run (DESIGN §19); null for every other run. */
@@ -227,7 +234,7 @@ export class Run extends Model {
   handed_back!: boolean;
 
   static override get jsonAttributes() {
-    return ['error', 'usage', 'checkpoint', 'sampling'];
+    return ['error', 'usage', 'checkpoint', 'sampling', 'output_format', 'output'];
   }
 
   get isFinal(): boolean {
@@ -245,6 +252,7 @@ export class Run extends Model {
       status: this.status,
       query: this.query,
       answer: this.answer,
+      output: this.output ?? null,
       finish_reason: this.finish_reason,
       error: this.error,
       usage: this.usage,

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isJsonObject, outputSchemaProblem } from '../shared/output-schema.js';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
@@ -273,3 +274,21 @@ export const multitaskStrategy = v.optional(
     ),
   ),
 );
+
+/**
+ * DESIGN §23: a JSON Schema the run's final answer must satisfy (≤ 64 KB, ≤ 32 levels, no remote
+ * `$ref`, one ajv compiles); a schema that is not is a 422 saying why. Absent or null: prose.
+ */
+export const outputSchemaValue = v.nullable(
+  v.pipe(
+    // Not v.record: it would take an array and hand on an object made of its items.
+    v.unknown(),
+    v.check(isJsonObject, 'output_schema must be a JSON Schema object'),
+    v.check(
+      (schema) => outputSchemaProblem(schema) === undefined,
+      (issue) => `output_schema ${outputSchemaProblem(issue.input) ?? 'is not a valid JSON Schema'}`,
+    ),
+    v.transform((schema) => schema as Record<string, unknown>),
+  ),
+);
+export const outputSchema = v.optional(outputSchemaValue);

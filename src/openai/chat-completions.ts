@@ -49,13 +49,15 @@ export class ChatCompletionStream {
     run: Run,
     model: string,
     private readonly includeUsage: boolean,
+    /** DESIGN §23: only the validated answer is sent (a repaired answer's first tokens were not valid JSON). */
+    private readonly structured = false,
   ) {
     this.base = { id: completionId(run), object: 'chat.completion.chunk', created: seconds(run.created_at), model };
     this.chunk({ role: 'assistant', content: '' }, null);
   }
 
   observe(event: RunEvent, tally: RunTally): void {
-    if (event.type === 'token') {
+    if (event.type === 'token' && !this.structured) {
       this.streamed = true;
       this.chunk({ content: event.data.text }, null);
     } else if (event.type === 'answer' && !this.streamed) {

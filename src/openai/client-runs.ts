@@ -11,6 +11,7 @@ import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, Un
 import type { RunEvent } from '../shared/events.js';
 import { modelIdOf, notAnAgent } from './models.js';
 import type { ClientTurn, InlineImage } from './requests.js';
+import type { OutputFormat } from '../shared/output-schema.js';
 
 /** Writes a run's events in a client's protocol (chat chunks, Responses events). */
 export interface StreamWriter {
@@ -24,6 +25,8 @@ export interface ClientRunRequest {
   agentId: string | null;
   conversationId?: string;
   turn: ClientTurn;
+  /** DESIGN §23: response_format / text.format; null: prose. */
+  outputFormat?: OutputFormat | null;
 }
 
 const DATA_URL = /^data:([a-z0-9.+-]+\/[a-z0-9.+-]+)?((?:;[a-z0-9=.+-]+)*);base64,/i;
@@ -45,7 +48,7 @@ export class ClientRuns {
     const { userId, agentId, turn } = request;
     const imageIds = await this.attach(userId, turn.images);
     const run = await this.runs
-      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId, budgets: request.budgets })
+      .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId, budgets: request.budgets, outputFormat: request.outputFormat })
       .catch((err: unknown) => {
         // The agent is the only thing start looks up that the client named by `model`.
         throw err instanceof NotFoundError && agentId && err.resource === 'Agent' ? notAnAgent(modelIdOf(agentId)) : err;

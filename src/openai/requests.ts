@@ -61,6 +61,8 @@ export const ChatCompletionRequest = v.object({
   tool_choice: v.optional(v.unknown()),
   functions: v.optional(v.unknown()),
   function_call: v.optional(v.unknown()),
+  /** DESIGN §23: read by output-format.ts, which names the parameter in its errors. */
+  response_format: v.optional(v.unknown()),
   ...samplingEntries,
 });
 export type ChatCompletionRequest = v.InferOutput<typeof ChatCompletionRequest>;
@@ -86,6 +88,8 @@ export const ResponseRequest = v.object({
   max_output_tokens: optionalNull(count(1, 1_000_000)),
   tools: v.optional(v.unknown()),
   tool_choice: v.optional(v.unknown()),
+  /** DESIGN §23: `text.format`, read by output-format.ts. */
+  text: v.optional(v.unknown()),
   ...samplingEntries,
 });
 export type ResponseRequest = v.InferOutput<typeof ResponseRequest>;

@@ -99,6 +99,8 @@ export class ResponseStream {
     private readonly model: string,
     private readonly previousResponseId: string | null,
     tally: RunTally,
+    /** DESIGN §23: only the validated answer is sent (a repaired answer's first tokens were not valid JSON). */
+    private readonly structured = false,
   ) {
     const response = this.snapshot(tally);
     this.send('response.created', { response });
@@ -106,7 +108,7 @@ export class ResponseStream {
   }
 
   observe(event: RunEvent, tally: RunTally): void {
-    if (event.type === 'token') this.delta(event.data.text);
+    if (event.type === 'token' && !this.structured) this.delta(event.data.text);
     else if (event.type === 'answer' && !this.opened) this.delta(event.data.content);
     else if (event.type === 'done') this.end(tally);
   }

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../http/route.js';
 import { AgentDefaultsRecord, AgentRecord, AgentVersionRecord, pageOf } from '../http/openapi-records.js';
-import { integerText, paginationQuery, uuidText } from '../http/validation.js';
+import { integerText, outputSchemaValue, paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';
 import { CONTEXT_WINDOW_MAX, CONTEXT_WINDOW_MIN } from '../shared/context-window.js';
@@ -28,6 +28,8 @@ const CreateAgentBody = v.strictObject({
     v.union([v.picklist(['never', 'always']), v.pipe(v.array(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a tool name'))), v.maxLength(64))]),
     'never',
   ),
+  /** DESIGN §23: the JSON Schema its runs' final answers are valid against; null: prose. */
+  output_schema: v.optional(outputSchemaValue, null),
 });
 
 /** A field of creation as a PATCH takes it: optional, without creation's default (an absent field stays as it is). */

@@ -5,7 +5,8 @@ import { route, type Route } from '../http/route.js';
 import { runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
-import { docMode, imageIds, multitaskStrategy, uuidText } from '../http/validation.js';
+import { docMode, imageIds, multitaskStrategy, outputSchema, uuidText } from '../http/validation.js';
+import { schemaFormat } from '../shared/output-schema.js';
 
 const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
 
@@ -19,6 +20,8 @@ const ChatStreamRequest = v.strictObject({
   user_metadata: optionalText(16_384),
   doc_mode: docMode,
   multitask_strategy: multitaskStrategy,
+  /** DESIGN §23: the answer is JSON valid against this schema (overrides the agent's). */
+  output_schema: outputSchema,
 });
 
 const InjectBody = v.strictObject({
@@ -41,7 +44,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

@@ -7,6 +7,7 @@ import { agentIdOf, findModel, listModels, modelIdOf } from '../openai/models.js
 import { ChatCompletionStream, chatCompletion } from '../openai/chat-completions.js';
 import { ResponseStream, responseOfRun, responseOfTally } from '../openai/responses.js';
 import { ClientRuns } from '../openai/client-runs.js';
+import { chatOutputFormat, responsesOutputFormat } from '../openai/output-format.js';
 import { RunEndedError } from '../shared/errors.js';
 import type { RunTally } from '../runs/follow.js';
 
@@ -61,9 +62,10 @@ export function openAiRoutes(services: Services): Route[] {
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
         const turn = chatCompletionTurn(body);
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId: agentIdOf(body.model), turn });
+        const outputFormat = chatOutputFormat(body.response_format);
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId: agentIdOf(body.model), turn, outputFormat });
         if (body.stream) {
-          clientRuns.stream(ctx, run, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true));
+          clientRuns.stream(ctx, run, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true, outputFormat !== null));
           return undefined;
         }
         const tally = await clientRuns.finish(ctx, run);
@@ -84,12 +86,13 @@ export function openAiRoutes(services: Services): Route[] {
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
         const turn = responseTurn(body);
+        const outputFormat = responsesOutputFormat(body.text);
         const agentId = agentIdOf(body.model);
         const previous = body.previous_response_id ? await runs.ownRun(principal.user.id, body.previous_response_id) : undefined;
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId, conversationId: previous?.conversation_id, turn });
+        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId, conversationId: previous?.conversation_id, turn, outputFormat });
         const previousId = previous?.id ?? null;
         if (body.stream) {
-          clientRuns.stream(ctx, run, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally));
+          clientRuns.stream(ctx, run, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally, outputFormat !== null));
           return undefined;
         }
         const tally = await clientRuns.finish(ctx, run);

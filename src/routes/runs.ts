@@ -3,7 +3,8 @@ import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
 import { CancelAccepted, RunAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
-import { integerText, uuidText, docMode, imageIds, multitaskStrategy } from '../http/validation.js';
+import { integerText, uuidText, docMode, imageIds, multitaskStrategy, outputSchema } from '../http/validation.js';
+import { schemaFormat } from '../shared/output-schema.js';
 import { longPollBody, untilDone } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
 import type { AccessRule } from '../auth/guard.js';
@@ -49,6 +50,8 @@ const BackgroundRun = v.strictObject({
   doc_mode: docMode,
   image_ids: imageIds,
   multitask_strategy: multitaskStrategy,
+  /** DESIGN §23: the answer is JSON valid against this schema (overrides the agent's). */
+  output_schema: outputSchema,
 });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
 const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
@@ -71,7 +74,7 @@ export function runRoutes(services: Services): Route[] {
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };

@@ -14,6 +14,7 @@ import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, Claim, RunLease, RunRef } from '../shared/run-lease.js';
 import type { NewRun, PriorMessage, RunStore } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
+import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { QUEUED_RECHECK_MS, runJobOptions, STORED_TEXT_MAX, wakeRunJob, type RunJob, type StoredRun } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
@@ -47,6 +48,8 @@ export interface StartRequest {
   multitaskStrategy?: MultitaskStrategy;
   /** The schedule whose tick or trigger starts the run (DESIGN §19): its record carries it. */
   scheduleId?: string;
+  /** DESIGN §23: what the run's answer must be (overrides its agent's output_schema); null or absent: the agent's. */
+  outputFormat?: OutputFormat | null;
 }
 
 /** A run refused because a budget of its key or user is spent: 429 until the period resets. */
@@ -105,7 +108,7 @@ export class RunService {
     refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
     const queued = claim.outcome === 'queued';
     try {
-      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID() };
+      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null };
       // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
       const stored = storedRunOf(newRun);
       const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
@@ -278,9 +281,9 @@ export class RunService {
   }
 }
 
-/** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images or sampling, long texts. */
+/** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images, sampling or output schema, long texts. */
 function storedRunOf(run: NewRun): StoredRun | undefined {
-  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling;
+  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.outputFormat;
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
   return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };

@@ -36,7 +36,8 @@ export const eventSchemas = {
   injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
   /** DESIGN §20: the oldest turns were folded into the conversation's summary before the run's first model call. */
   compaction: v.object({ summarized_messages: v.pipe(v.number(), v.integer(), v.minValue(1)), tokens_before: v.number(), tokens_after: v.number() }),
-  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS), citations: v.optional(v.array(citationSchema)) }),
+  /** `output` (DESIGN §23): the content parsed, valid against the run's output schema; absent for prose runs. */
+  answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS), citations: v.optional(v.array(citationSchema)), output: v.optional(v.unknown()) }),
   error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),
   done: v.object({ status: v.picklist(FINAL_RUN_STATUSES), usage, duration_ms: v.number() }),
 };

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { Sampling } from './sampling.js';
+import type { OutputFormat } from './output-schema.js';
 
 /**
  * How an agent talks to its model (spec: Model gateway endpoints; DESIGN §6). The web tier
@@ -35,6 +36,8 @@ export interface GenerationSettings {
   gatewayTools: GatewayTool[];
   /** A client's sampling parameters for this run (DESIGN §16); max_tokens is folded into maxTokens. */
   sampling?: Omit<Sampling, 'max_tokens'>;
+  /** DESIGN §23: set on the calls whose text is the run's final answer, when that must be JSON (the provider's structured-output parameter). */
+  outputFormat?: OutputFormat;
 }
 
 /** The settings as the agents row (and the body that creates it) spell them. */

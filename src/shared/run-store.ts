@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
 import type { Sampling } from './sampling.js';
+import type { OutputFormat } from './output-schema.js';
 import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
@@ -27,6 +28,8 @@ export interface NewRun {
   traceId?: string | null;
   /** The schedule that starts the run (DESIGN §19). */
   scheduleId?: string | null;
+  /** DESIGN §23: what the run's answer must be (its own output schema, or /v1's response_format). */
+  outputFormat?: OutputFormat | null;
   /** The question message's id; new if absent. A run written again from its job (`recreate`) passes the one it was first written with. */
   questionId?: string;
 }
@@ -93,6 +96,8 @@ export interface FailedEnd {
 
 export interface SucceededEnd {
   answer: string;
+  /** DESIGN §23: the answer parsed, when the run had an output schema. */
+  output?: unknown;
   citations: Citation[];
   finishReason: FinishReason;
   usage: Usage;
@@ -137,7 +142,7 @@ const COUNTED = (source: string) => `counted as (
  * type is fixed when it is planned, so a column added by a later migration must not change it
  * under a running process ("cached plan must not change result type").
  */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'output_format', 'output', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back'];
 /**
  * A statement's first CTE that lets its commit return before the commit is on disk (SET LOCAL
  * synchronous_commit = off for its own implicit transaction). A later synchronous commit of any
@@ -221,8 +226,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, agent_version)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid,
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, output_format, agent_version)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb,
            (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
          on conflict (id) do nothing
          returning ${runColumns()}
@@ -236,7 +241,7 @@ export class RunStore {
        select ${runColumns('run')} from run${asynchronousCommit ? ', asynchronous_commit' : ''}`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.agentId,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.outputFormat ? JSON.stringify(request.outputFormat) : null, request.agentId,
         JSON.stringify(messages),
       ],
     );
@@ -348,14 +353,14 @@ export class RunStore {
     const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.statement(
       'succeed',
       `with final as (
-         update runs set status = 'succeeded', answer = ?, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
+         update runs set status = 'succeeded', answer = ?, output = ?::jsonb, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
          where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
        ), answer as (
          insert into messages (id, conversation_id, run_id, role, content, citations, tokens)
          select ?, conversation_id, id, 'assistant', ?, ?::jsonb, ?::int from final
        ), ${COUNTED('final')}, ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.answer, end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
+      [end.answer, end.output === undefined ? null : JSON.stringify(end.output), end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
     ));
     return { messageId, deliveries: row.deliveries };
   }

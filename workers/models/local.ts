@@ -6,6 +6,8 @@ import type { Usage } from '../../src/shared/events.js';
 import { describeImage, type Attachment } from '../../src/files/attachments.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
 import { extractiveSummary } from '../../src/shared/context-window.js';
+import type { OutputFormat } from '../../src/shared/output-schema.js';
+import { fillSchema, lastNumberIn } from './schema-filler.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -31,6 +33,16 @@ function quoteBestChunk(toolOutput: string): string {
 
 /** DESIGN §15: `I see 1 image: cat.png (PNG, 640×480).` */
 const acknowledgeImages = (images: Attachment[]) => `I see ${images.length} image${images.length === 1 ? '' : 's'}: ${images.map(describeImage).join(', ')}.`;
+
+/**
+ * DESIGN §23: with an output format, the answer is the schema filled from the prose answer (its
+ * text, the last number it states); `json_object` is `{"answer": text}`.
+ */
+function structuredAnswer(text: string, format: OutputFormat | undefined): string {
+  if (!format) return text;
+  if (format.type === 'json_object') return JSON.stringify({ answer: text });
+  return JSON.stringify(fillSchema(format.schema, { text, number: lastNumberIn(text) }));
+}
 
 /** Call ids of connector tool calls (the calculator's are call_<n>). */
 const CONNECTOR_CALL = 'call_mcp_';
@@ -74,7 +86,7 @@ export class LocalModel implements ModelProvider {
       return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
     await sink.thought('I have what I need to answer.');
-    const answer = this.answer(turn, [...names.values()][0]);
+    const answer = structuredAnswer(this.answer(turn, [...names.values()][0]), request.settings.outputFormat);
     await this.stream(answer, sink, request.signal);
     return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
   }

@@ -1499,6 +1499,10 @@ export interface components {
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
+            /** @description DESIGN §23: the JSON Schema its runs' final answers are valid against (a run's own output_schema overrides it); null: prose answers */
+            output_schema: {
+                [key: string]: unknown;
+            } | null;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
             tool_approval: ("never" | "always") | string[];
@@ -1536,6 +1540,10 @@ export interface components {
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
+            /** @description DESIGN §23: the JSON Schema its runs' final answers are valid against (a run's own output_schema overrides it); null: prose answers */
+            output_schema: {
+                [key: string]: unknown;
+            } | null;
             reasoning_effort: ("minimal" | "low" | "medium" | "high") | null;
             thinking_budget: number | null;
             tool_approval: ("never" | "always") | string[];
@@ -1781,6 +1789,8 @@ export interface components {
             id: string;
             /** @enum {string} */
             mode: "react" | "dag";
+            /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+            output: unknown;
             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
             query: string | null;
             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -1919,6 +1929,7 @@ export interface components {
                 /** @enum {string} */
                 finish_reason: "stop" | "length" | "content_filter";
                 message_id: string;
+                output?: unknown;
             };
             /** @constant */
             event: "answer";
@@ -2876,6 +2887,8 @@ export interface operations {
                             id: string;
                             /** @enum {string} */
                             mode: "react" | "dag";
+                            /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+                            output: unknown;
                             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                             query: string | null;
                             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -2953,6 +2966,8 @@ export interface operations {
                         id: string;
                         /** @enum {string} */
                         mode: "react" | "dag";
+                        /** @description DESIGN §23: the answer parsed as JSON, valid against the output schema of the run (or of its agent); null for prose runs */
+                        output: unknown;
                         /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                         query: string | null;
                         /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
@@ -3546,6 +3561,8 @@ export interface operations {
                     model?: string | null;
                     name: string;
                     /** @default null */
+                    output_schema?: unknown | null;
+                    /** @default null */
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
                     /** @default null */
                     thinking_budget?: number | null;
@@ -3687,6 +3704,7 @@ export interface operations {
                     max_tokens?: number | null;
                     model?: string | null;
                     name?: string;
+                    output_schema?: unknown | null;
                     reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
                     thinking_budget?: number | null;
                     tool_approval?: ("never" | "always") | string[];
@@ -4436,6 +4454,7 @@ export interface operations {
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     token?: string | null;
                     user_metadata?: string | null;
@@ -5346,6 +5365,7 @@ export interface operations {
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     token?: string | null;
                     user_metadata?: string | null;
@@ -5421,6 +5441,7 @@ export interface operations {
                     /** @enum {string} */
                     mode: "react" | "dag";
                     multitask_strategy?: ("reject" | "enqueue" | "interrupt" | "rollback") | null;
+                    output_schema?: unknown | null;
                     q: string;
                     user_metadata?: string | null;
                 };

@@ -4,6 +4,7 @@ import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { Tool } from '../../tools/tool.js';
 import type { FormatCall } from './transport.js';
+import { chatResponseFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
@@ -78,6 +79,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
     stream_options: { include_usage: true },
     ...(request.tools.length + settings.gatewayTools.length > 0 ? { tools: [...functionTools(request.tools), ...settings.gatewayTools] as OpenAI.ChatCompletionTool[] } : {}),
     ...(settings.maxTokens ? { max_tokens: settings.maxTokens } : {}),
+    ...(settings.outputFormat ? { response_format: chatResponseFormat(settings.outputFormat) } : {}),
     ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
     ...settings.sampling,
   };

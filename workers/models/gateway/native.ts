@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
 import type { FormatCall } from './transport.js';
+import { nativeGenerationFormat } from './output-format.js';
 import type { GenerationSettings } from '../../../src/shared/model-settings.js';
 import { httpFailure } from '../../../src/shared/gateway-policy.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
@@ -82,7 +83,7 @@ const nativeSampling = (s: NonNullable<GenerationSettings['sampling']>) => ({
 
 function requestBody({ request, images }: FormatCall) {
   const { contents, system } = nativeContents(request.messages, images);
-  const { maxTokens, thinkingBudget, sampling } = request.settings;
+  const { maxTokens, thinkingBudget, sampling, outputFormat } = request.settings;
   return {
     contents,
     ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}),
@@ -90,6 +91,7 @@ function requestBody({ request, images }: FormatCall) {
     generationConfig: {
       ...(maxTokens ? { maxOutputTokens: maxTokens } : {}),
       ...(sampling ? nativeSampling(sampling) : {}),
+      ...(outputFormat ? nativeGenerationFormat(outputFormat) : {}),
       thinkingConfig: { includeThoughts: true, ...(thinkingBudget !== undefined ? { thinkingBudget } : {}) },
     },
   };

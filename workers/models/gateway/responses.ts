@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
 import type { FormatCall } from './transport.js';
+import { responsesTextFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
@@ -98,6 +99,7 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     ...(tools.length > 0 ? { tools } : {}),
     ...(settings.reasoningEffort ? { reasoning: { effort: settings.reasoningEffort } } : {}),
     ...(settings.maxTokens ? { max_output_tokens: settings.maxTokens } : {}),
+    ...(settings.outputFormat ? { text: responsesTextFormat(settings.outputFormat) } : {}),
     // The Responses API takes no stop, seed or penalties.
     ...(settings.sampling ? { temperature: settings.sampling.temperature, top_p: settings.sampling.top_p } : {}),
   };
