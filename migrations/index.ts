@@ -22,6 +22,7 @@ import * as conversationLife from './20261125_022_conversation_life.js';
 import * as contextWindows from './20261125_023_context_windows.js';
 import * as usageSlots from './20261125_024_usage_slots.js';
 import * as agentDefaultModel from './20261127_025_agent_default_model.js';
+import * as clientTools from './20261128_028_client_tools.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -52,6 +53,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261125_023_context_windows': contextWindows,
   '20261125_024_usage_slots': usageSlots,
   '20261127_025_agent_default_model': agentDefaultModel,
+  '20261128_028_client_tools': clientTools,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

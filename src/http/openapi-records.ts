@@ -128,6 +128,10 @@ export const RunRecord = v.strictObject({
   agent_version: described(v.nullable(count), 'The version of its agent the run started with and runs on to the end, also after a crash (DESIGN §20); null without an agent'),
   mode: v.picklist(['react', 'dag']),
   status: runStatus,
+  required_action: described(
+    v.nullable(v.strictObject({ tool_calls: v.array(v.strictObject({ id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) })) })),
+    "The client tool calls the run waits on while `requires_action` (DESIGN §23): answer them with POST /api/runs/{id}/tool-outputs; null otherwise",
+  ),
   query: described(v.nullable(v.string()), 'The question; null once its conversation was deleted (the record stays for usage, without content)'),
   answer: v.nullable(v.string()),
   finish_reason: v.nullable(v.picklist(FINISH_REASONS)),

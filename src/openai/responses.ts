@@ -24,7 +24,7 @@ export interface ResponseFacts {
   previousResponseId?: string | null;
 }
 
-const STATUS: Record<RunStatus, ResponseStatus> = { queued: 'queued', running: 'in_progress', waiting: 'in_progress', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', interrupted: 'incomplete' };
+const STATUS: Record<RunStatus, ResponseStatus> = { queued: 'queued', running: 'in_progress', waiting: 'in_progress', requires_action: 'completed', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', interrupted: 'incomplete' };
 const messageId = (responseId: string) => `msg_${responseId}`;
 const outputText = (text: string) => ({ type: 'output_text' as const, text, annotations: [] as never[] });
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { clientToolsSchema } from '../shared/client-tools.js';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { route, type Route } from '../http/route.js';
@@ -19,6 +20,7 @@ const ChatStreamRequest = v.strictObject({
   user_metadata: optionalText(16_384),
   doc_mode: docMode,
   multitask_strategy: multitaskStrategy,
+  client_tools: v.optional(clientToolsSchema),
 });
 
 const InjectBody = v.strictObject({
@@ -41,7 +43,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, clientTools: body.client_tools });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

@@ -20,6 +20,9 @@ import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
+import type { ClientTool, ToolOutput } from '../shared/client-tools.js';
+import { TOOL_NAMES } from '../shared/tools.js';
+import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.js';
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
@@ -47,6 +50,8 @@ export interface StartRequest {
   multitaskStrategy?: MultitaskStrategy;
   /** The schedule whose tick or trigger starts the run (DESIGN §19): its record carries it. */
   scheduleId?: string;
+  /** Functions the client runs itself (DESIGN §23), offered to the model beside the agent's tools; a name clash → 422. */
+  clientTools?: ClientTool[];
 }
 
 /** A run refused because a budget of its key or user is spent: 429 until the period resets. */
@@ -92,6 +97,7 @@ export class RunService {
       this.ledger.spent(budgets),
     ]);
     if (spent) throw budgetRefusal(spent);
+    refuseToolNameClash(request.clientTools ?? []);
     // A run that names no agent continues with its conversation's: a deleted one (DESIGN §20) starts no new run either.
     if (!agent && existing?.agent_id) await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent');
     await this.refuseOversized(request, agent, existing?.agent_id ?? null);
@@ -105,7 +111,7 @@ export class RunService {
     refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
     const queued = claim.outcome === 'queued';
     try {
-      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID() };
+      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), clientTools: request.clientTools?.length ? request.clientTools : null };
       // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
       const stored = storedRunOf(newRun);
       const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
@@ -251,6 +257,22 @@ export class RunService {
   }
 
   /**
+   * The client's outputs for calls its run is parked on (DESIGN §23); the last one resumes the run.
+   * 404 another user's or unknown run; 409 `not_requires_action` when the run is not parked for its
+   * client; 409 `tool_output_not_pending` when a call is unknown or already answered (nothing is recorded).
+   */
+  async submitToolOutputs(userId: string, runId: string, outputs: ToolOutput[]): Promise<'recorded' | 'resuming'> {
+    void userId; void runId; void outputs;
+    throw new Error('not implemented yet');
+  }
+
+  /** The user's run parked in `requires_action` on every one of these call ids (for /v1 resuming by history), if any. */
+  async findRequiringAction(userId: string, callIds: string[]): Promise<Run | undefined> {
+    void userId; void callIds;
+    throw new Error('not implemented yet');
+  }
+
+  /**
    * The run, if its event stream can still be joined; 410 once a finished run's stream has expired
    * (RUN_STREAM_TTL_S), with its outcome from Postgres so a late re-join still learns how it ended.
    */
@@ -280,10 +302,21 @@ export class RunService {
 
 /** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images or sampling, long texts. */
 function storedRunOf(run: NewRun): StoredRun | undefined {
-  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling;
+  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.clientTools?.length;
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
   return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };
+}
+
+/** DESIGN §23: a client tool may not take the name of a platform tool (the model could not tell them apart). */
+function refuseToolNameClash(clientTools: ClientTool[]): void {
+  const clashes = clientTools.flatMap((tool, index) => ((TOOL_NAMES as readonly string[]).includes(tool.name) || tool.name.includes(CONNECTOR_TOOL_SEPARATOR) ? [{ tool, index }] : []));
+  if (clashes.length === 0) return;
+  throw new ValidationError(clashes.map(({ tool, index }) => ({
+    loc: ['body', 'client_tools', index, 'name'],
+    msg: `Value error, "${tool.name}" clashes with the agent's tools (platform tools ${TOOL_NAMES.join(', ')}; connector tools are named <connector>${CONNECTOR_TOOL_SEPARATOR}<tool>)`,
+    type: 'value_error',
+  })));
 }
 
 /** A claim the conversation or the user's limits refused (DESIGN §5, §19). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
 import type { Sampling } from './sampling.js';
+import type { ClientTool } from './client-tools.js';
 import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
@@ -29,6 +30,8 @@ export interface NewRun {
   scheduleId?: string | null;
   /** The question message's id; new if absent. A run written again from its job (`recreate`) passes the one it was first written with. */
   questionId?: string;
+  /** Functions the client runs itself (DESIGN §23). */
+  clientTools?: ClientTool[] | null;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -137,7 +140,7 @@ const COUNTED = (source: string) => `counted as (
  * type is fixed when it is planned, so a column added by a later migration must not change it
  * under a running process ("cached plan must not change result type").
  */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back', 'client_tools', 'required_action'];
 /**
  * A statement's first CTE that lets its commit return before the commit is on disk (SET LOCAL
  * synchronous_commit = off for its own implicit transaction). A later synchronous commit of any
@@ -221,8 +224,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, agent_version)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid,
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, client_tools, agent_version)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb,
            (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
          on conflict (id) do nothing
          returning ${runColumns()}
@@ -236,7 +239,7 @@ export class RunStore {
        select ${runColumns('run')} from run${asynchronousCommit ? ', asynchronous_commit' : ''}`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.agentId,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.clientTools?.length ? JSON.stringify(request.clientTools) : null, request.agentId,
         JSON.stringify(messages),
       ],
     );
