@@ -74,7 +74,10 @@ export function chatToolTurn(messages: ChatMessageLike[], index: number): ToolTu
   if (message.role === 'function') throw new BadRequestError('unsupported_parameter', '"function" messages (deprecated by OpenAI) are not supported: send "tool" messages with tool_call_id', `messages[${index}].role`);
   if (message.role === 'tool') {
     if (!message.tool_call_id) throw new BadRequestError('invalid_request', 'a tool message needs the tool_call_id of the call it answers', `messages[${index}].tool_call_id`);
-    return { role: 'user', text: renderedResult(calledName(messages, index, message.tool_call_id), contentText(message.content)), toolResult: true };
+    const name = calledName(messages, index, message.tool_call_id);
+    // As OpenAI: a result answers a call an earlier assistant message made.
+    if (!name) throw new BadRequestError('invalid_request', `the tool message answers "${message.tool_call_id}", which no earlier assistant message's tool_calls made`, `messages[${index}].tool_call_id`);
+    return { role: 'user', text: renderedResult(name, contentText(message.content)), toolResult: true };
   }
   if (message.role !== 'assistant' || !message.tool_calls?.length) return undefined;
   const calls = message.tool_calls.map((call) => renderedCall(call.function.name, call.function.arguments));
@@ -106,6 +109,8 @@ export function responseToolTurn(input: ResponseItemLike[], index: number): Tool
   if (item.type !== 'function_call_output') return undefined;
   if (!item.call_id || item.output === undefined) throw new BadRequestError('invalid_request', 'a function_call_output item needs call_id and output', `input[${index}]`);
   const name = input.slice(0, index).find((i) => i.type === 'function_call' && i.call_id === item.call_id)?.name;
+  // As OpenAI: without previous_response_id, an output answers a function_call item sent before it.
+  if (!name) throw new BadRequestError('invalid_request', `no function_call item with call_id "${item.call_id}" comes before this output (to answer a response's calls, send previous_response_id)`, `input[${index}]`);
   return { role: 'user', text: renderedResult(name, item.output), toolResult: true };
 }
 

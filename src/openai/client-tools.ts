@@ -96,7 +96,7 @@ export const functionCallItem = (call: ClientToolCall, status: 'in_progress' | '
 
 /** How a call and its result read in a history that resumes no parked run (a new run over what the client sent). */
 export const renderedCall = (name: string, args: string) => `[called ${name}(${args})]`;
-export const renderedResult = (name: string | undefined, output: string) => `[result of ${name ?? 'a tool call'}]: ${output}`;
+export const renderedResult = (name: string, output: string) => `[result of ${name}]: ${output}`;
 
 /** A parking's calls as the assistant message of a chat completion (`finish_reason: "tool_calls"`). */
 export const chatToolCallMessage = (parked: { toolCalls: ClientToolCall[]; text: string }) => ({
