@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   scale: () => import('./scale.js'),
   files: () => import('./files.js'),
   compat: () => import('./compat.js'),
+  'compat-client-tools': () => import('./compat-client-tools.js'),
   limits: () => import('./limits.js'),
   schedules: () => import('./schedules.js'),
   conversations: () => import('./conversations.js'),
