@@ -20,8 +20,9 @@ import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
-import type { ClientTool, ToolOutput } from '../shared/client-tools.js';
+import { TOOL_OUTPUTS_MAX, type ClientTool, type ToolOutput } from '../shared/client-tools.js';
 import { TOOL_NAMES } from '../shared/tools.js';
+import { isParked } from '../shared/run-statuses.js';
 import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.js';
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
@@ -237,8 +238,8 @@ export class RunService {
   private async requestCancel(run: Run): Promise<Run> {
     const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
     if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
-    // A run waiting for approval, or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
-    if (run.status === 'waiting' || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
+    // A run parked (for approval or its client's outputs), or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
+    if (isParked(run.status) || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
     return run;
   }
 
@@ -262,14 +263,23 @@ export class RunService {
    * client; 409 `tool_output_not_pending` when a call is unknown or already answered (nothing is recorded).
    */
   async submitToolOutputs(userId: string, runId: string, outputs: ToolOutput[]): Promise<'recorded' | 'resuming'> {
-    void userId; void runId; void outputs;
-    throw new Error('not implemented yet');
+    const run = await this.ownRun(userId, runId);
+    if (run.status !== 'requires_action') throw notRequiringAction(run);
+    const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
+    if (recorded.outcome === 'cancelled') throw new ConflictError('not_requires_action', 'The run was cancelled; it takes no more tool outputs');
+    if (recorded.outcome === 'not_pending') throw new ConflictError('tool_output_not_pending', `The run does not wait for an output of call "${recorded.callId}" (unknown, or already answered)`);
+    if (recorded.outcome === 'recorded') return 'recorded';
+    // If the worker is still parking it (the job not yet delayed), it sees the outputs itself and wakes it.
+    await wakeRunJob(this.queue, run.id);
+    return 'resuming';
   }
 
   /** The user's run parked in `requires_action` on every one of these call ids (for /v1 resuming by history), if any. */
   async findRequiringAction(userId: string, callIds: string[]): Promise<Run | undefined> {
-    void userId; void callIds;
-    throw new Error('not implemented yet');
+    if (callIds.length === 0 || callIds.length > TOOL_OUTPUTS_MAX) return undefined;
+    const wanted = JSON.stringify({ tool_calls: callIds.map((id) => ({ id })) });
+    // Bounded by the partial index of parked runs (user_id, id) where status is waiting or requires_action.
+    return this.models.Run.query().where({ user_id: userId, status: 'requires_action' }).whereRaw('required_action @> ?::jsonb', [wanted]).orderBy('id').first();
   }
 
   /**
@@ -306,6 +316,11 @@ function storedRunOf(run: NewRun): StoredRun | undefined {
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
   return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };
+}
+
+/** 409 to tool outputs for a run that is not parked for its client (running, waiting for approval, or over). */
+function notRequiringAction(run: Run): ConflictError {
+  return new ConflictError('not_requires_action', `The run does not wait for tool outputs (it is ${run.status})`);
 }
 
 /** DESIGN §23: a client tool may not take the name of a platform tool (the model could not tell them apart). */

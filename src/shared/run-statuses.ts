@@ -10,3 +10,4 @@ export type RunMode = (typeof RUN_MODES)[number];
 
 /** A run parked without a worker: waiting for a person's approval, or for its client's tool outputs (DESIGN §11, §23). */
 export const PARKED_RUN_STATUSES = ['waiting', 'requires_action'] as const;
+export const isParked = (status: string): boolean => (PARKED_RUN_STATUSES as readonly string[]).includes(status);

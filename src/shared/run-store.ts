@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
 import type { Sampling } from './sampling.js';
-import type { ClientTool } from './client-tools.js';
+import type { ClientTool, RequiredAction } from './client-tools.js';
 import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
@@ -262,8 +262,8 @@ export class RunStore {
   async load(runId: string, bound: HistoryBound, claim?: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
     const claiming = claim
       ? `with ${ASYNCHRONOUS_COMMIT}, claimed as (
-           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false
-           where id = ? and status in ('queued', 'running', 'waiting') and attempt < ? returning id
+           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false, required_action = null
+           where id = ? and status in ('queued', 'running', 'waiting', 'requires_action') and attempt < ? returning id
          )
          `
       : '';
@@ -324,9 +324,9 @@ export class RunStore {
    */
   async claimAttempt(runId: string, attempt: number, crashes?: number): Promise<boolean> {
     const updated = await this.knex('runs')
-      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false })
+      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false, required_action: null })
       .where({ id: runId })
-      .whereIn('status', ['queued', 'running', 'waiting'])
+      .whereIn('status', ['queued', 'running', 'waiting', 'requires_action'])
       .where('attempt', '<', attempt);
     return updated > 0;
   }
@@ -389,18 +389,21 @@ export class RunStore {
   }
 
   /**
-   * The run waits for a person's approval (DESIGN §11): its row `waiting` with the checkpoint it
-   * resumes from, and the run.waiting webhook outbox, in one statement. Only the attempt that owns the run may.
+   * The run waits for a person's approval (DESIGN §11), or — with `requiredAction` — for its
+   * client's tool outputs (DESIGN §23, `requires_action`): its row parked with the checkpoint it
+   * resumes from (and the calls the client must answer), and the run.waiting or
+   * run.requires_action webhook outbox, in one statement. Only the attempt that owns the run may.
    */
-  async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string }): Promise<{ deliveries: string[] }> {
-    const payload = runEventPayload('run.waiting', run, { status: 'waiting', answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
+  async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string; requiredAction?: RequiredAction | null }): Promise<{ deliveries: string[] }> {
+    const status = progress.requiredAction ? 'requires_action' : 'waiting';
+    const payload = runEventPayload(`run.${status}`, run, { status, answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
     const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.knex.raw(
       `with final as (
-         update runs set status = 'waiting', usage = ?::jsonb, checkpoint = ?::jsonb
+         update runs set status = ?, usage = ?::jsonb, checkpoint = ?::jsonb, required_action = ?::jsonb
          where id = ? and attempt = ? and status = 'running' returning id, user_id
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [JSON.stringify(progress.usage), progress.checkpoint, run.id, run.attempt, ...outboxBindings(payload)],
+      [status, JSON.stringify(progress.usage), progress.checkpoint, progress.requiredAction ? JSON.stringify(progress.requiredAction) : null, run.id, run.attempt, ...outboxBindings(payload)],
     ));
     return { deliveries: row.deliveries };
   }
@@ -414,7 +417,7 @@ export class RunStore {
   async admitQueued(runId: string, conversationId: string): Promise<boolean> {
     const { rows } = await this.knex.raw(
       `with blocking as (
-         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting') limit 1
+         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting', 'requires_action') limit 1
        ), moved as (
          update messages set seq = default
          where run_id = ? and role = 'user' and not injected and not exists (select 1 from blocking)
