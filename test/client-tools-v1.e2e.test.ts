@@ -180,6 +180,7 @@ describe('hostile client tools', () => {
     await bad({ tools: [{ type: 'function', function: { name: 'f', parameters: 'object' } }] }, 'tools[0].function.parameters');
     await bad({ tools: chatTools, tool_choice: { type: 'function', function: { name: 'not_a_tool' } } }, 'tool_choice');
     await bad({ functions: [{ name: 'f' }] }, 'functions');
+    await bad({ tools: [{ type: 'function', function: { name: 'calculator' } }] }, 'tools[0]');
     const responses = await failure(client.responses.create({ model, input: 'hi', tools: [{ type: 'function', name: 'bad name', parameters: {}, strict: false }] }));
     expect(responses).toBeInstanceOf(OpenAI.BadRequestError);
   });

@@ -55,7 +55,8 @@ export class ClientRuns {
       .start({ userId, mode: 'react', query: turn.question, conversationId: request.conversationId, agentId, imageIds, history: turn.history, sampling: turn.sampling, userMetadata: turn.userMetadata, requestId: ctx.state.requestId, budgets: request.budgets, clientTools: turn.clientTools })
       .catch((err: unknown) => {
         // The agent is the only thing start looks up that the client named by `model`.
-        throw err instanceof NotFoundError && agentId && err.resource === 'Agent' ? notAnAgent(modelIdOf(agentId)) : err;
+        if (err instanceof NotFoundError && agentId && err.resource === 'Agent') throw notAnAgent(modelIdOf(agentId));
+        throw clientToolClash(err) ?? err;
       });
     this.identify(ctx, run);
     return run;
@@ -162,6 +163,13 @@ export class ClientRuns {
     if (Math.floor((encoded * 3) / 4) > this.files.maxUploadBytes) throw new PayloadTooLargeError(`${image.param}: the image is larger than ${this.files.maxUploadBytes} bytes (FILE_MAX_BYTES)`);
     return Buffer.from(image.url.slice(header[0].length), 'base64');
   }
+}
+
+/** A client tool named like one of the agent's (the engine's 422 on `client_tools`) is, on /v1, a 400 on `tools`. */
+function clientToolClash(err: unknown): BadRequestError | undefined {
+  const issue = err instanceof ValidationError ? err.detail.find((d) => d.loc[1] === 'client_tools') : undefined;
+  const index = issue?.loc[2];
+  return issue ? new BadRequestError('invalid_request', issue.msg.replace(/^Value error, /, ''), typeof index === 'number' ? `tools[${index}]` : 'tools') : undefined;
 }
 
 /**
