@@ -50,7 +50,7 @@ export async function clientToolBench(): Promise<void> {
   const started: ChildProcess[] = [];
   const bench = await benchEnvironment('compat_client_tools');
   try {
-    const env = { ...bench.env, PORT: String(WEB_PORT), LOG_LEVEL: 'warn', RUNS_PER_USER_LIMIT: '100000' };
+    const env = { ...bench.env, PORT: String(WEB_PORT), LOG_LEVEL: 'info', RUNS_PER_USER_LIMIT: '100000' };
     started.push(await spawnProcess('../src/server.js', env, /web listening/));
     started.push(await spawnProcess('../workers/main.js', env, /worker ready/));
     const url = `http://127.0.0.1:${WEB_PORT}`;

@@ -138,6 +138,8 @@ async function responsesRoundTrip(model: 'local' | 'gateway', streamed: boolean)
   expect(call).toMatchObject({ name: 'get_weather', status: 'completed' });
   expect(call.call_id).toMatch(CALL_ID);
   expect(JSON.parse(call.arguments)).toMatchObject({ city: expect.any(String) });
+  const stored = await client.responses.retrieve(parked.id);
+  expect(stored.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: call.call_id, arguments: call.arguments })]);
 
   const input = [{ type: 'function_call_output' as const, call_id: call.call_id, output: OUTPUT }];
   let text: string;
