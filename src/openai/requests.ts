@@ -3,14 +3,15 @@ import type { PriorMessage } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import { BadRequestError } from '../shared/errors.js';
 import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
-import type { ClientTool, ToolOutput } from '../shared/client-tools.js';
+import type { ClientTool } from '../shared/client-tools.js';
 import { chatToolMessageEntries, chatToolTurn, responseToolItemEntries, responseToolTurn, type ToolTurn } from './client-tool-messages.js';
 
 /**
  * The request bodies of the OpenAI-compatible endpoints (DESIGN §16), and what a run is made of
  * them. Loose objects: clients send many parameters this platform has no use for (logprobs,
  * response_format, store, service_tier…), and refusing them would refuse the clients. What it
- * cannot honour and a client relies on (its own tools, n > 1) is a 400 unsupported_parameter.
+ * cannot honour and a client relies on (n > 1, a forced tool_choice) is a 400 unsupported_parameter;
+ * client tools are read in client-tools.ts and client-tool-messages.ts (DESIGN §23).
  */
 
 /** The platform's own limit on a question (`q`). */
@@ -111,9 +112,6 @@ export interface ClientTurn {
   /** The client's own functions (DESIGN §23), offered to the model beside the agent's tools. */
   clientTools?: ClientTool[];
 }
-
-/** Outputs that may resume a parked run (DESIGN §23): the tool results the request ends with. */
-export type { ToolOutput };
 
 const unsupported = (param: string, message: string) => new BadRequestError('unsupported_parameter', message, param);
 const invalid = (param: string, message: string) => new BadRequestError('invalid_request', message, param);
