@@ -68,11 +68,13 @@ export class ChatCompletionStream {
       this.chunk({ content: event.data.content }, null);
     } else if (event.type === 'client_tool_calls') {
       for (const delta of chatToolCallDeltas(event.data.tool_calls)) this.chunk(delta, null);
-    } else if (event.type === 'status' && tally.parked) {
-      this.finish('tool_calls', tally);
     } else if (event.type === 'done') {
       this.end(tally);
     }
+  }
+
+  parked(tally: RunTally): void {
+    this.finish('tool_calls', tally);
   }
 
   private end(tally: RunTally): void {

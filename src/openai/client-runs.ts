@@ -22,6 +22,8 @@ export interface Followed {
 /** Writes a run's events in a client's protocol (chat chunks, Responses events). */
 export interface StreamWriter {
   observe(event: RunEvent, tally: RunTally): void;
+  /** The run parked for the client's tool outputs (DESIGN §23): the tally has its calls and its usage so far. */
+  parked(tally: RunTally): void;
 }
 
 export interface ClientRunRequest {
@@ -118,7 +120,8 @@ export class ClientRuns {
     sse.onClose(() => watch.stop());
     this.follow(followed, watch.signal, tally, (event) => writer.observe(event, tally))
       .then(async () => {
-        if (!tally.status && !tally.parked && watch.clientLeft()) await this.abandon(followed.run);
+        if (tally.parked) writer.parked(tally);
+        else if (!tally.status && watch.clientLeft()) await this.abandon(followed.run);
       })
       .catch((err: unknown) => ctx.state.log.warn({ err }, 'stream of a client run ended early'))
       .finally(() => {
@@ -132,6 +135,8 @@ export class ClientRuns {
       tally.observe(event);
       onEvent?.(event);
     }
+    // The parking wrote the run's usage so far on its row before its event (no `done` carries it yet).
+    if (tally.parked) tally.usage = { ...tally.usage, ...(await this.runs.ownRun(run.user_id, run.id)).usage };
     return tally;
   }
 

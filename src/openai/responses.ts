@@ -87,7 +87,7 @@ export const responseOfTally = (run: Run, model: string, tally: RunTally, previo
     status: tally.status ?? (tally.parked ? 'requires_action' : 'running'),
     answer: tally.status ? tally.answer : null,
     finishReason: tally.status ? tally.finishReason : null,
-    usage: tally.status ? tally.usage : null,
+    usage: tally.status || tally.parked ? tally.usage : null,
     error: tally.status && tally.status !== 'succeeded' ? { code: tally.error?.code ?? tally.status, message: tally.error?.message ?? `The run ${tally.status === 'cancelled' ? 'was cancelled' : 'failed'}` } : null,
     previousResponseId,
     toolCalls: tally.parked?.toolCalls,
@@ -118,8 +118,11 @@ export class ResponseStream {
     if (event.type === 'token') this.delta(event.data.text);
     else if (event.type === 'answer' && !this.opened) this.delta(event.data.content);
     else if (event.type === 'client_tool_calls') this.functionCalls(event.data.tool_calls);
-    else if (event.type === 'status' && tally.parked) this.send('response.completed', { response: this.snapshot(tally) });
     else if (event.type === 'done') this.end(tally);
+  }
+
+  parked(tally: RunTally): void {
+    this.send('response.completed', { response: this.snapshot(tally) });
   }
 
   /** A parking's calls (DESIGN §23), each an output item after the text, if any, streamed as OpenAI streams them. */
