@@ -13,8 +13,8 @@ export const CLIENT_TOOL_DESCRIPTION_MAX = 1024;
 export const CLIENT_TOOL_PARAMETERS_MAX_BYTES = 16 * 1024;
 /** Tool outputs one request may carry (a model step asks for at most this many calls). */
 export const TOOL_OUTPUTS_MAX = 64;
-/** One tool output, in bytes of UTF-8: what a model can reasonably read back. */
-export const TOOL_OUTPUT_MAX_BYTES = 1024 * 1024;
+/** One tool output, in bytes of UTF-8: what a model can reasonably read back, and under BODY_LIMIT_BYTES's default (a larger body is 413). */
+export const TOOL_OUTPUT_MAX_BYTES = 512 * 1024;
 export const CALL_ID_MAX = 200;
 
 export interface ClientTool {
