@@ -13,6 +13,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   files: () => import('./files.js'),
   compat: () => import('./compat.js'),
   'compat-structured': () => import('./compat-structured.js'),
+  'compat-client-tools': () => import('./compat-client-tools.js'),
   limits: () => import('./limits.js'),
   schedules: () => import('./schedules.js'),
   conversations: () => import('./conversations.js'),

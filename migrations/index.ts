@@ -24,6 +24,7 @@ import * as usageSlots from './20261125_024_usage_slots.js';
 import * as agentDefaultModel from './20261127_025_agent_default_model.js';
 import * as keywordRanking from './20261128_026_keyword_ranking.js';
 import * as structuredOutputs from './20261128_027_structured_outputs.js';
+import * as clientTools from './20261128_028_client_tools.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -56,6 +57,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261127_025_agent_default_model': agentDefaultModel,
   '20261128_026_keyword_ranking': keywordRanking,
   '20261128_027_structured_outputs': structuredOutputs,
+  '20261128_028_client_tools': clientTools,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -105,6 +105,7 @@ const EnvSchema = v.object({
   RUN_STREAM_TTL_S: v.optional(intFrom(1, 7 * 24 * 3600), '3600'),
   RUN_QUEUE_PER_CONVERSATION: v.optional(intFrom(1, 100), '10'),
   APPROVAL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '86400'),
+  CLIENT_TOOL_TIMEOUT_S: v.optional(intFrom(1, 30 * 24 * 3600), '600'),
   JOB_LOCK_MS: v.optional(intFrom(1000, 600_000), '30000'),
   OUTPUT_REPAIR_ATTEMPTS: v.optional(intFrom(0, 5), '1'),
   JOB_STALLED_INTERVAL_MS: v.optional(intFrom(500, 600_000), '15000'),
@@ -239,6 +240,8 @@ export interface Config {
     queuePerConversation: number;
     /** How long a tool call waits for a person's decision before the run fails with `approval_timeout`. */
     approvalTimeoutMs: number;
+    /** How long a run waits for its client's tool outputs (DESIGN §23) before it fails with `client_tool_timeout`. */
+    clientToolTimeoutMs: number;
     /** BullMQ job lock; a dead worker's run is picked up again within about this long. */
     jobLockMs: number;
     /** DESIGN §23: times the model is asked again, with the errors, for an answer its output schema refuses. */
@@ -386,6 +389,7 @@ export function loadConfig(env: Env = process.env): Config {
       streamTtlSeconds: e.RUN_STREAM_TTL_S,
       queuePerConversation: e.RUN_QUEUE_PER_CONVERSATION,
       approvalTimeoutMs: e.APPROVAL_TIMEOUT_S * 1000,
+      clientToolTimeoutMs: e.CLIENT_TOOL_TIMEOUT_S * 1000,
       jobLockMs: e.JOB_LOCK_MS,
       outputRepairAttempts: e.OUTPUT_REPAIR_ATTEMPTS,
       stalledIntervalMs: e.JOB_STALLED_INTERVAL_MS,

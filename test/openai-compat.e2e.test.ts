@@ -164,9 +164,9 @@ describe('POST /v1/chat/completions', () => {
     const messages = [{ role: 'user' as const, content: 'hi' }];
     const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as InstanceType<typeof OpenAI.APIError>);
 
-    const tools = await failure(client.chat.completions.create({ model: 'agent:default', messages, tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }));
+    const tools = await failure(client.chat.completions.create({ model: 'agent:default', messages, tools: [{ type: 'function', function: { name: 'f', parameters: {} } }], tool_choice: 'required' }));
     expect(tools).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(tools!.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_parameter', param: 'tools' });
+    expect(tools!.error).toMatchObject({ type: 'invalid_request_error', code: 'unsupported_parameter', param: 'tool_choice' });
     const n = await failure(client.chat.completions.create({ model: 'agent:default', messages, n: 2 }));
     expect(n).toBeInstanceOf(OpenAI.BadRequestError);
     expect(n!.error).toMatchObject({ code: 'unsupported_parameter', param: 'n' });
@@ -329,9 +329,9 @@ describe('POST /v1/responses', () => {
     expect(text).toContain('42');
   });
 
-  it('refuses client tools and unknown input items', async () => {
+  it('refuses hosted tools and outputs that answer no call', async () => {
     const { client } = await userWithAgent();
-    const tools = await client.responses.create({ model: 'agent:default', input: 'hi', tools: [{ type: 'function', name: 'f', parameters: {}, strict: false }] }).catch((err: unknown) => err);
+    const tools = await client.responses.create({ model: 'agent:default', input: 'hi', tools: [{ type: 'web_search_preview' }] }).catch((err: unknown) => err);
     expect(tools).toBeInstanceOf(OpenAI.BadRequestError);
     const item = await client.responses.create({ model: 'agent:default', input: [{ type: 'function_call_output', call_id: 'c', output: 'x' }] }).catch((err: unknown) => err);
     expect(item).toBeInstanceOf(OpenAI.BadRequestError);

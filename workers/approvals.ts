@@ -1,4 +1,5 @@
 import type { ApprovalDecision, RunLease, RunRef } from '../src/shared/run-lease.js';
+import { clientCallId, type ClientToolCall } from '../src/shared/client-tools.js';
 import { needsApproval, type ToolApproval } from '../src/shared/tools.js';
 import type { ToolCall } from './models/types.js';
 import { MAIN_SCOPE } from './run-events.js';
@@ -13,10 +14,23 @@ export interface GatedCall {
   call: ToolCall;
 }
 
+/** A call of a client tool (DESIGN §23): the client answers it by `clientId`, derived from the run and its approval id. */
+export interface ClientCall extends GatedCall {
+  clientId: string;
+}
+
+export interface WaitTimeouts {
+  /** APPROVAL_TIMEOUT_S */
+  approvalMs: number;
+  /** CLIENT_TOOL_TIMEOUT_S */
+  clientMs: number;
+}
+
 /**
- * Tool approval for one run attempt (DESIGN §11): which calls wait for a person, and their
- * decisions. Asking is idempotent (a resumed attempt asks again for the same calls and gets the
- * decisions made meanwhile); a call still undecided past the deadline ends the run.
+ * What the calls of one run attempt wait on (DESIGN §11, §23): a person's decision on calls the
+ * agent gates, and the client's output of calls of its client tools. Asking is idempotent (a
+ * resumed attempt asks again for the same calls and gets the answers given meanwhile); a call
+ * still unanswered past its deadline ends the run.
  */
 export class ToolApprovals {
   constructor(
@@ -24,12 +38,20 @@ export class ToolApprovals {
     private readonly ref: RunRef,
     private readonly owner: string,
     private readonly rule: ToolApproval,
-    private readonly timeoutMs: number,
+    private readonly timeouts: WaitTimeouts,
+    private readonly clientTools: ReadonlySet<string> = new Set(),
   ) {}
 
   gated(calls: ToolCall[], scope: string): GatedCall[] {
-    const prefix = scope === MAIN_SCOPE ? '' : `${scope.replace(/^node:/, '')}/`;
-    return calls.filter((call) => needsApproval(this.rule, call.name)).map((call) => ({ approvalId: `${prefix}${call.id}`, call }));
+    return calls.filter((call) => !this.clientTools.has(call.name) && needsApproval(this.rule, call.name)).map((call) => ({ approvalId: approvalIdOf(call, scope), call }));
+  }
+
+  /** The calls the client runs, under the ids it answers them by. */
+  clientCalls(calls: ToolCall[], scope: string): ClientCall[] {
+    return calls.filter((call) => this.clientTools.has(call.name)).map((call) => {
+      const approvalId = approvalIdOf(call, scope);
+      return { approvalId, clientId: clientCallId(this.ref.id, approvalId), call };
+    });
   }
 
   /**
@@ -37,15 +59,42 @@ export class ToolApprovals {
    * waiting and AwaitingApproval is thrown (the loop checkpoints and the run parks).
    */
   async decisions(gated: GatedCall[], announce: (waiting: GatedCall[]) => Promise<void>): Promise<Map<string, ApprovalDecision>> {
-    if (gated.length === 0) return new Map();
-    const ttlSeconds = Math.ceil(this.timeoutMs / 1000) + KEEP_AFTER_DEADLINE_SECONDS;
-    const { deadlineMs, decisions } = await this.lease.requestApprovals(this.ref, this.owner, gated.map((g) => g.approvalId), Date.now() + this.timeoutMs, ttlSeconds);
-    const waiting = gated.filter((_, i) => decisions[i] === undefined);
-    if (waiting.length === 0) return new Map(gated.map((g, i) => [g.approvalId, decisions[i]!]));
-    if (Date.now() >= deadlineMs) {
-      throw new RunFailure('approval_timeout', `No decision on ${waiting.map((g) => g.approvalId).join(', ')} within APPROVAL_TIMEOUT_S (${this.timeoutMs / 1000} s)`);
-    }
+    const answers = await this.answers(gated.map((g) => g.approvalId), 'approval', async (waiting) => announce(gated.filter((g) => waiting.has(g.approvalId))), (ids) =>
+      new RunFailure('approval_timeout', `No decision on ${ids.join(', ')} within APPROVAL_TIMEOUT_S (${this.timeouts.approvalMs / 1000} s)`));
+    return new Map(gated.map((g) => [g.approvalId, answers.get(g.approvalId) as ApprovalDecision]));
+  }
+
+  /**
+   * The client's outputs of these calls (by approval id), every one given; otherwise `announce` is
+   * told of the calls still waiting and AwaitingApproval is thrown carrying them (the run parks as
+   * `requires_action`).
+   */
+  async outputs(calls: ClientCall[], announce: (waiting: ClientCall[]) => Promise<void>): Promise<Map<string, string>> {
+    const answers = await this.answers(calls.map((c) => c.clientId), 'client', async (waiting) => announce(calls.filter((c) => waiting.has(c.clientId))), (ids) =>
+      new RunFailure('client_tool_timeout', `No output for the client tool call${ids.length === 1 ? '' : 's'} ${ids.join(', ')} within CLIENT_TOOL_TIMEOUT_S (${this.timeouts.clientMs / 1000} s)`), (waiting) =>
+      calls.filter((c) => waiting.has(c.clientId)).map((c): ClientToolCall => ({ id: c.clientId, name: c.call.name, arguments: c.call.arguments })));
+    return new Map(calls.map((c) => [c.approvalId, (answers.get(c.clientId) as { output: string }).output]));
+  }
+
+  private async answers(
+    ids: string[],
+    kind: 'approval' | 'client',
+    announce: (waiting: Set<string>) => Promise<void>,
+    timedOut: (ids: string[]) => RunFailure,
+    required: (waiting: Set<string>) => ClientToolCall[] = () => [],
+  ): Promise<Map<string, unknown>> {
+    if (ids.length === 0) return new Map();
+    const timeoutMs = kind === 'client' ? this.timeouts.clientMs : this.timeouts.approvalMs;
+    const ttlSeconds = Math.ceil(Math.max(this.timeouts.approvalMs, this.timeouts.clientMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS;
+    const { answers, deadlines } = await this.lease.requestApprovals(this.ref, this.owner, ids, Date.now() + timeoutMs, ttlSeconds, kind);
+    const waitingIds = ids.filter((_, i) => answers[i] === undefined);
+    if (waitingIds.length === 0) return new Map(ids.map((id, i) => [id, answers[i]]));
+    const deadlineMs = Math.min(...ids.flatMap((_, i) => (answers[i] === undefined ? [deadlines[i]!] : [])));
+    if (Date.now() >= deadlineMs) throw timedOut(waitingIds);
+    const waiting = new Set(waitingIds);
     await announce(waiting);
-    throw new AwaitingApproval(deadlineMs);
+    throw new AwaitingApproval(deadlineMs, undefined, required(waiting));
   }
 }
+
+const approvalIdOf = (call: ToolCall, scope: string) => `${scope === MAIN_SCOPE ? '' : `${scope.replace(/^node:/, '')}/`}${call.id}`;

@@ -83,7 +83,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     modelFor: modelProviders(config, logger, metrics),
     defaultModel: config.model.defaultModel,
     defaultContextWindow: config.model.defaultContextWindow,
-    limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs },
+    limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs, clientToolTimeoutMs: config.runs.clientToolTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
     outputRepairAttempts: config.runs.outputRepairAttempts,

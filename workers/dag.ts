@@ -86,7 +86,8 @@ async function settleWave(ctx: RunContext, state: DagState, ready: PlanNode[]): 
   const failure = reasons.find((reason) => !(reason instanceof AwaitingApproval));
   if (failure !== undefined) throw failure;
   const awaiting = reasons as AwaitingApproval[];
-  if (awaiting.length > 0) throw new AwaitingApproval(Math.min(...awaiting.map((a) => a.deadlineMs)), state);
+  // Client tool calls of every node that waits on its client park the run together (DESIGN §23).
+  if (awaiting.length > 0) throw new AwaitingApproval(Math.min(...awaiting.map((a) => a.deadlineMs)), state, awaiting.flatMap((a) => a.clientCalls));
 }
 
 /**

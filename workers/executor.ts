@@ -18,7 +18,10 @@ import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } f
 import { END_SCOPE, MAIN_SCOPE, RunEvents } from './run-events.js';
 import { CheckpointWriter, readCheckpoint, type Checkpoint } from './checkpoint.js';
 import { AwaitingApproval, HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
-import { ToolApprovals } from './approvals.js';
+import { ToolApprovals, type WaitTimeouts } from './approvals.js';
+import type { ClientTool } from '../src/shared/client-tools.js';
+import type { Tool } from './tools/tool.js';
+import { isParked } from '../src/shared/run-statuses.js';
 import { openToolset, type ConnectorRuntime } from './tools/toolset.js';
 import type { ModelProvider } from './models/types.js';
 import type { ModelImages } from '../src/files/model-images.js';
@@ -39,12 +42,25 @@ const historyBound = (defaultContextWindow: number): HistoryBound => ({
 /** Each attempt's prepared history: the token counts it learnt are kept with the run's end. */
 const histories = new WeakMap<RunContext, PreparedHistory>();
 
+const DEFAULT_CLIENT_TOOL_TIMEOUT_MS = 600_000;
+
+/** A client tool as the model is offered it (DESIGN §23): never run by the worker, whose loop parks on its calls. */
+const asModelTool = ({ name, description, parameters }: ClientTool): Tool => ({
+  name,
+  description: description ?? '',
+  parameters: parameters ?? { type: 'object', properties: {} },
+  client: true,
+  run: () => Promise.reject(new Error(`${name} is a client tool: its client runs it`)),
+});
+
 /** A parked run keeps its conversation this much longer than the approval timeout. */
 const PARKED_MARGIN_SECONDS = 3600;
 
 export interface RunLimits {
   /** APPROVAL_TIMEOUT_S: how long a tool call waits for a person's decision. */
   approvalTimeoutMs: number;
+  /** CLIENT_TOOL_TIMEOUT_S: how long a client tool call waits for the client's output (DESIGN §23); 600 s when absent. */
+  clientToolTimeoutMs?: number;
   /** RUN_MAX_EVENTS: events a run may publish before it fails. */
   maxEvents: number;
   /** RUN_MAX_DURATION_S: wall time from the run's first start before it fails. */
@@ -142,8 +158,8 @@ export class RunExecutor {
       await this.republishEnd(run, attempt);
       return END;
     }
-    // Back from waiting for approval: the run counts toward its user's cap again.
-    if (run.status === 'waiting') await lease.rejoin(refOf(run));
+    // Back from waiting for approval or its client: the run counts toward its user's cap again.
+    if (isParked(run.status)) await lease.rejoin(refOf(run));
     Object.assign(run, { attempt, crashes });
     // The claim was written by the statement that loaded the run; every later write of this attempt needs it to have held.
     const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
@@ -157,13 +173,15 @@ export class RunExecutor {
     // A gateway model's first call sends the question's images: they are read while the loop starts.
     if (agent.model !== LOCAL_MODEL) for (const image of loaded.attachments) imageSource.inline(image).catch(() => {});
     const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, log);
+    const clientTools = (run.client_tools ?? []).map(asModelTool);
     const ctx = new RunContext({
       run, ref, agent, model, control, lease, taken, claimed,
-      tools: toolset.tools,
+      // Client tools are offered beside the agent's (DESIGN §23); their calls park the run rather than run here.
+      tools: clientTools.length > 0 ? toolset.tools.then((tools) => [...tools, ...clientTools]) : toolset.tools,
       events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents),
       checkpoints: new CheckpointWriter(store, run.id, attempt, claimed),
       services: { ...this.deps, logger: log },
-      approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, limits.approvalTimeoutMs),
+      approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, this.waitTimeouts, new Set(clientTools.map((t) => t.name))),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
       budget: new RunBudget(this.deps.budgets, assignment.budgets ?? [], this.deps.budgetReservations ?? DEFAULT_RESERVATIONS),
@@ -334,18 +352,27 @@ export class RunExecutor {
     const { run, usage } = ctx;
     await ctx.claimed;
     await ctx.flush();
+    // Client tool calls waiting (DESIGN §23) park the run `requires_action` with them on the row.
+    const clientCalls = awaiting.clientCalls;
+    const status = clientCalls.length > 0 ? 'requires_action' : 'waiting';
     // Numbered before the checkpoint, so the resumed run numbers its events after it.
-    const waiting = ctx.number('status', { status: 'waiting' });
-    const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)) });
+    const waiting = ctx.number('status', { status });
+    const requiredAction = clientCalls.length > 0 ? { tool_calls: clientCalls } : null;
+    const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)), requiredAction });
     await ctx.publishNumbered(waiting);
     this.deliver(deliveries);
-    ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString() }, 'run waiting for approval');
+    ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString(), status }, status === 'waiting' ? 'run waiting for approval' : "run waiting for its client's tool outputs");
     return { next: 'wait', ref: refOf(run), untilMs: awaiting.deadlineMs };
   }
 
-  /** After the job is delayed: the run is parked; true when its decisions all came in meanwhile (resume it now). */
+  private get waitTimeouts(): WaitTimeouts {
+    return { approvalMs: this.deps.limits.approvalTimeoutMs, clientMs: this.deps.limits.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS };
+  }
+
+  /** After the job is delayed: the run is parked; true when its answers all came in meanwhile (resume it now). */
   parked(ref: RunRef): Promise<boolean> {
-    return this.deps.lease.park(ref, Math.ceil(this.deps.limits.approvalTimeoutMs / 1000) + PARKED_MARGIN_SECONDS);
+    const { approvalMs, clientMs } = this.waitTimeouts;
+    return this.deps.lease.park(ref, Math.ceil(Math.max(approvalMs, clientMs) / 1000) + PARKED_MARGIN_SECONDS);
   }
 
   private async finalize(ctx: RunContext, ending: LoopOutcome | RunFailure | RunCancelled, started: number): Promise<RunStatus> {

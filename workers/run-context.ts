@@ -5,7 +5,7 @@ import { timeOutcome, toolLabel, type Metrics } from '../src/metrics/registry.js
 import { LOCAL_MODEL } from '../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../src/knowledge/retrieval.js';
 import { emptyUsage, type Citation, type EventData, type EventType, type Usage } from '../src/shared/events.js';
-import type { BreakpointState, OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
+import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
 import type { InjectPayload } from '../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../src/shared/model-settings.js';
 import type { OutputFormat } from '../src/shared/output-schema.js';
@@ -16,7 +16,7 @@ import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, Tool
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { MAIN_SCOPE, type RunEvents } from './run-events.js';
-import type { ToolApprovals } from './approvals.js';
+import type { ClientCall, ToolApprovals } from './approvals.js';
 import type { Attachment } from '../src/files/attachments.js';
 import type { ImageSource } from '../src/files/model-images.js';
 import type { RunBudget } from './run-budget.js';
@@ -355,42 +355,61 @@ export class RunContext {
     }
   }
 
-  /** Runs the calls in order, publishing each call and result; returns the tool messages. */
   /**
    * Runs the calls in order, publishing each call and result; returns the tool messages. Calls the
    * agent gates (DESIGN §11) run only once a person has decided: until then this publishes
-   * `approval_required` for each and throws AwaitingApproval; a rejected call's result is an error the model reads.
+   * `approval_required` for each and throws AwaitingApproval; a rejected call's result is an error
+   * the model reads. Calls of client tools (DESIGN §23) are answered by the client: until every
+   * output is in, this publishes `client_tool_calls` and throws AwaitingApproval carrying them (the
+   * run parks `requires_action`); their outputs are the results.
    */
   async callTools(iteration: number, calls: ToolCall[], scope = MAIN_SCOPE): Promise<ChatMessage[]> {
-    const { services, approvals } = this.parts;
+    const { approvals } = this.parts;
     const gated = approvals.gated(calls, scope);
     const decisions = await approvals.decisions(gated, async (waiting) => {
       for (const { approvalId, call } of waiting) await this.publish('approval_required', { iteration, call_id: approvalId, name: call.name, arguments: call.arguments }, scope);
     });
+    const clientCalls = approvals.clientCalls(calls, scope);
+    const outputs = await approvals.outputs(clientCalls, async (waiting) => {
+      await this.publish('client_tool_calls', { iteration, tool_calls: waiting.map((c) => ({ id: c.clientId, name: c.call.name, arguments: c.call.arguments })) }, scope);
+    });
     const decisionOf = new Map(gated.map((g) => [g.call, decisions.get(g.approvalId)]));
-    const tools = await this.parts.tools;
+    const clientOf = new Map(clientCalls.map((c) => [c.call, c]));
     const results: ChatMessage[] = [];
     for (const call of calls) {
-      await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
-      const decision = decisionOf.get(call);
-      services.logger.info({ tool: call.name, call_id: call.id, ...(decision ? { approval: decision.decision } : {}) }, 'tool executed');
-      const { output, isError } = decision?.decision === 'reject'
-        ? { output: `rejected: ${decision.message || 'no reason given'}`, isError: true }
-        : await timeOutcome(services.metrics.toolCallDuration, { tool: toolLabel(call.name) }, this.signal, () =>
-            this.traced((tracer, run) => tracer.tool(call, tools, this.run.conversation_id, run), () => runTool(tools, call, {
-              signal: this.signal,
-              now: services.now,
-              searchKnowledge: (query, topK) =>
-                this.traced((tracer, run) => tracer.retrieval(this.agent.knowledgeBaseIds, query, topK, run), () => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
-                  signal: this.signal,
-                  minSimilarity: this.agent.docMode === 'grounded' ? services.groundedMinSimilarity : undefined,
-                })),
-            })), (result) => (result.isError ? 'error' : 'ok'));
-      await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
-      const content = typeof output === 'string' ? output : JSON.stringify(output);
-      results.push({ role: 'tool', content, toolCallId: call.id, name: call.name, ...(isError ? { isError } : {}) });
+      const client = clientOf.get(call);
+      results.push(client ? await this.clientResult(iteration, client, outputs.get(client.approvalId)!, scope) : await this.runCall(iteration, call, decisionOf.get(call), scope));
     }
     return results;
+  }
+
+  /** A client tool call's result: the output its client sent, published under the id the client knows it by. */
+  private async clientResult(iteration: number, { clientId, call }: ClientCall, output: string, scope: string): Promise<ChatMessage> {
+    this.parts.services.logger.info({ tool: call.name, call_id: clientId }, 'client tool output received');
+    await this.publish('tool_result', { iteration, call_id: clientId, name: call.name, output, is_error: false }, scope);
+    return { role: 'tool', content: output, toolCallId: call.id, name: call.name };
+  }
+
+  private async runCall(iteration: number, call: ToolCall, decision: ApprovalDecision | undefined, scope: string): Promise<ChatMessage> {
+    const { services } = this.parts;
+    const tools = await this.parts.tools;
+    await this.publish('tool_call', { iteration, call_id: call.id, name: call.name, arguments: call.arguments }, scope);
+    services.logger.info({ tool: call.name, call_id: call.id, ...(decision ? { approval: decision.decision } : {}) }, 'tool executed');
+    const { output, isError } = decision?.decision === 'reject'
+      ? { output: `rejected: ${decision.message || 'no reason given'}`, isError: true }
+      : await timeOutcome(services.metrics.toolCallDuration, { tool: toolLabel(call.name) }, this.signal, () =>
+          this.traced((tracer, run) => tracer.tool(call, tools, this.run.conversation_id, run), () => runTool(tools, call, {
+            signal: this.signal,
+            now: services.now,
+            searchKnowledge: (query, topK) =>
+              this.traced((tracer, run) => tracer.retrieval(this.agent.knowledgeBaseIds, query, topK, run), () => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
+                signal: this.signal,
+                minSimilarity: this.agent.docMode === 'grounded' ? services.groundedMinSimilarity : undefined,
+              })),
+          })), (result) => (result.isError ? 'error' : 'ok'));
+    await this.publish('tool_result', { iteration, call_id: call.id, name: call.name, output, is_error: isError }, scope);
+    const content = typeof output === 'string' ? output : JSON.stringify(output);
+    return { role: 'tool', content, toolCallId: call.id, name: call.name, ...(isError ? { isError } : {}) };
   }
 }
 

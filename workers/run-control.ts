@@ -1,4 +1,5 @@
 import type { LoopState } from './checkpoint.js';
+import type { ClientToolCall } from '../src/shared/client-tools.js';
 /** How a running loop is told to stop: a failure, a cancel, or the worker shutting down. */
 
 /** The run ends with an `error` event carrying `code` (a model that does not exist, a loop that would not end, …). */
@@ -30,20 +31,23 @@ export class HandBack extends Error {
 }
 
 /**
- * Tool calls of the current step wait for a person's approval (DESIGN §11): the loop checkpoints
- * its state and the run parks until the decisions are in, or `deadlineMs`.
+ * Tool calls of the current step wait for a person's approval (DESIGN §11) or for the client's
+ * outputs (`clientCalls`, DESIGN §23): the loop checkpoints its state and the run parks until the
+ * answers are in, or `deadlineMs`.
  */
 export class AwaitingApproval extends Error {
   constructor(
     readonly deadlineMs: number,
     /** The loop's state to resume from, once the loop has added it. */
     readonly state?: LoopState,
+    /** Client tool calls waiting for their outputs: the run parks `requires_action` with them. */
+    readonly clientCalls: ClientToolCall[] = [],
   ) {
-    super('tool calls wait for approval');
+    super(clientCalls.length > 0 ? "tool calls wait for the client's outputs" : 'tool calls wait for approval');
   }
 
   withState(state: LoopState): AwaitingApproval {
-    return new AwaitingApproval(this.deadlineMs, state);
+    return new AwaitingApproval(this.deadlineMs, state, this.clientCalls);
   }
 }
 

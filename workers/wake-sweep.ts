@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '../src/logger.js';
 import type { RunLease } from '../src/shared/run-lease.js';
 import { wakeRunJob, type RunJob } from '../src/shared/jobs.js';
+import { PARKED_RUN_STATUSES } from '../src/shared/run-statuses.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_BATCH = 500;
@@ -10,11 +11,11 @@ const SWEEP_BATCH = 500;
 /**
  * The safety net of parking (DESIGN §11): a worker that died between delaying a run's job and
  * checking its decisions would leave it asleep until its deadline. Every worker looks, now and
- * then, for parked runs whose calls are all decided (or that were cancelled) and wakes them.
+ * then, for parked runs (approvals or client tool outputs) whose calls are all answered (or that were cancelled) and wakes them.
  */
 export function startWakeSweep(knex: Knex, lease: RunLease, queue: Queue<RunJob>, logger: Logger): { close(): void } {
   const sweep = async () => {
-    const parked: { id: string; conversation_id: string; user_id: string }[] = await knex('runs').select('id', 'conversation_id', 'user_id').where({ status: 'waiting' }).orderBy('id').limit(SWEEP_BATCH);
+    const parked: { id: string; conversation_id: string; user_id: string }[] = await knex('runs').select('id', 'conversation_id', 'user_id').whereIn('status', PARKED_RUN_STATUSES).orderBy('id').limit(SWEEP_BATCH);
     for (const run of parked) {
       if (await lease.shouldWake({ id: run.id, conversationId: run.conversation_id, userId: run.user_id })) await wakeRunJob(queue, run.id);
     }

@@ -156,6 +156,7 @@ export class Agent extends Model {
 
 export type { RunMode } from '../shared/run-statuses.js';
 import { FINAL_RUN_STATUSES, type RunMode, type RunStatus } from '../shared/run-statuses.js';
+import type { ClientTool, RequiredAction } from '../shared/client-tools.js';
 export type { RunStatus } from '../shared/run-statuses.js';
 
 export class Conversation extends Model {
@@ -232,9 +233,13 @@ export class Run extends Model {
   attempt!: number;
   crashes!: number;
   handed_back!: boolean;
+  /** The functions the run's client runs itself (DESIGN §23); null when it sent none. */
+  client_tools!: ClientTool[] | null;
+  /** The calls the client must answer while the run is `requires_action`; null otherwise. */
+  required_action!: RequiredAction | null;
 
   static override get jsonAttributes() {
-    return ['error', 'usage', 'checkpoint', 'sampling', 'output_format', 'output'];
+    return ['error', 'usage', 'checkpoint', 'sampling', 'output_format', 'output', 'client_tools', 'required_action'];
   }
 
   get isFinal(): boolean {
@@ -250,6 +255,7 @@ export class Run extends Model {
       agent_version: this.agent_version ?? null,
       mode: this.mode,
       status: this.status,
+      required_action: this.status === 'requires_action' ? (this.required_action ?? null) : null,
       query: this.query,
       answer: this.answer,
       output: this.output ?? null,

@@ -1,6 +1,6 @@
 import { Model } from 'objection';
 
-export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting'] as const;
+export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting', 'run.requires_action'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 

@@ -3,6 +3,7 @@ import type { SseStream } from '../http/sse.js';
 import type { RunEvent } from '../shared/events.js';
 import type { RunTally } from '../runs/follow.js';
 import { chatUsage } from './usage.js';
+import { chatToolCallDeltas, chatToolCallMessage } from './client-tools.js';
 
 /** A run as OpenAI chat completions (DESIGN §16): one `chat.completion`, or `chat.completion.chunk`s ending `[DONE]`. */
 
@@ -16,7 +17,11 @@ export function chatCompletion(run: Run, model: string, tally: RunTally) {
     object: 'chat.completion' as const,
     created: seconds(run.created_at),
     model,
-    choices: [{ index: 0, message: { role: 'assistant' as const, content: tally.answer, refusal: null }, logprobs: null, finish_reason: tally.finishReason }],
+    choices: [
+      tally.parked
+        ? { index: 0, message: chatToolCallMessage(tally.parked), logprobs: null, finish_reason: 'tool_calls' as const }
+        : { index: 0, message: { role: 'assistant' as const, content: tally.answer, refusal: null }, logprobs: null, finish_reason: tally.finishReason },
+    ],
     usage: chatUsage(tally.usage),
   };
 }
@@ -63,9 +68,15 @@ export class ChatCompletionStream {
     } else if (event.type === 'answer' && !this.streamed) {
       // A model that does not stream (or a run resumed past its tokens) still gives its answer.
       this.chunk({ content: event.data.content }, null);
+    } else if (event.type === 'client_tool_calls') {
+      for (const delta of chatToolCallDeltas(event.data.tool_calls)) this.chunk(delta, null);
     } else if (event.type === 'done') {
       this.end(tally);
     }
+  }
+
+  parked(tally: RunTally): void {
+    this.finish('tool_calls', tally);
   }
 
   private end(tally: RunTally): void {
@@ -73,12 +84,16 @@ export class ChatCompletionStream {
       this.sse.sendFrame(JSON.stringify(streamedRunError(tally)));
       return;
     }
-    this.chunk({}, tally.finishReason);
+    this.finish(tally.finishReason, tally);
+  }
+
+  private finish(finishReason: string, tally: RunTally): void {
+    this.chunk({}, finishReason);
     if (this.includeUsage) this.sse.sendFrame(JSON.stringify({ ...this.base, choices: [], usage: chatUsage(tally.usage) }));
     this.sse.sendFrame('[DONE]');
   }
 
-  private chunk(delta: Record<string, string>, finishReason: string | null): void {
+  private chunk(delta: Record<string, unknown>, finishReason: string | null): void {
     const chunk = { ...this.base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...(this.includeUsage ? { usage: null } : {}) };
     this.sse.sendFrame(JSON.stringify(chunk));
   }

@@ -3,12 +3,15 @@ import type { PriorMessage } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import { BadRequestError } from '../shared/errors.js';
 import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
+import type { ClientTool } from '../shared/client-tools.js';
+import { chatToolMessageEntries, chatToolTurn, responseToolItemEntries, responseToolTurn, type ToolTurn } from './client-tool-messages.js';
 
 /**
  * The request bodies of the OpenAI-compatible endpoints (DESIGN §16), and what a run is made of
  * them. Loose objects: clients send many parameters this platform has no use for (logprobs,
  * response_format, store, service_tier…), and refusing them would refuse the clients. What it
- * cannot honour and a client relies on (its own tools, n > 1) is a 400 unsupported_parameter.
+ * cannot honour and a client relies on (n > 1, a forced tool_choice) is a 400 unsupported_parameter;
+ * client tools are read in client-tools.ts and client-tool-messages.ts (DESIGN §23).
  */
 
 /** The platform's own limit on a question (`q`). */
@@ -47,6 +50,7 @@ const ChatMessage = v.object({
   role: v.picklist(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: optionalNull(v.union([text(MAX_MESSAGE_CHARS), v.pipe(v.array(ChatContentPart), v.maxLength(64))])),
   name: v.optional(v.string()),
+  ...chatToolMessageEntries,
 });
 
 export const ChatCompletionRequest = v.object({
@@ -77,6 +81,7 @@ const ResponseInputItem = v.object({
   type: v.optional(v.picklist(['message', 'function_call', 'function_call_output', 'reasoning', 'item_reference'])),
   role: v.optional(v.picklist(['system', 'developer', 'user', 'assistant'])),
   content: v.optional(v.union([text(MAX_MESSAGE_CHARS), v.pipe(v.array(ResponseContentPart), v.maxLength(64))])),
+  ...responseToolItemEntries,
 });
 
 export const ResponseRequest = v.object({
@@ -108,23 +113,12 @@ export interface ClientTurn {
   sampling: Sampling | null;
   /** The client's `metadata`, kept as the run's user_metadata (returned with the run and in its webhooks). */
   userMetadata: string | null;
+  /** The client's own functions (DESIGN §23), offered to the model beside the agent's tools. */
+  clientTools?: ClientTool[];
 }
 
 const unsupported = (param: string, message: string) => new BadRequestError('unsupported_parameter', message, param);
 const invalid = (param: string, message: string) => new BadRequestError('invalid_request', message, param);
-
-const hasTools = (tools: unknown) => tools !== undefined && tools !== null && !(Array.isArray(tools) && tools.length === 0);
-const noToolChoice = (choice: unknown) => choice === undefined || choice === null || choice === 'none' || choice === 'auto';
-
-/** The client-side features an agent cannot honour: it runs its own tools and gives one answer. */
-function refuseClientTools(body: { tools?: unknown; tool_choice?: unknown; functions?: unknown; function_call?: unknown }): void {
-  for (const param of ['tools', 'functions'] as const) {
-    if (hasTools(body[param])) throw unsupported(param, `${param} is not supported: an agent runs its own tools (configure them on the agent)`);
-  }
-  for (const param of ['tool_choice', 'function_call'] as const) {
-    if (!noToolChoice(body[param])) throw unsupported(param, `${param} is not supported: an agent runs its own tools`);
-  }
-}
 
 function samplingOf(body: v.InferOutput<v.ObjectSchema<typeof samplingEntries, undefined>>, maxTokens: number | null | undefined): Sampling | null {
   const sampling: Sampling = {};
@@ -138,7 +132,7 @@ function samplingOf(body: v.InferOutput<v.ObjectSchema<typeof samplingEntries, u
   return Object.keys(sampling).length > 0 ? sampling : null;
 }
 
-type Turn = { role: PriorMessage['role'] | 'developer'; text: string; images: InlineImage[] };
+type Turn = { role: PriorMessage['role'] | 'developer'; text: string; images: InlineImage[]; toolResult?: boolean };
 
 /** What one content part is: text, an image's URL, or a kind this platform does not take. */
 type PartReading = { text: string } | { image: string } | { refused: string };
@@ -158,7 +152,8 @@ function readParts<P>(parts: P[], where: string, read: (part: P) => PartReading)
 }
 
 /** The last message must be the user's: it is the question; the rest is the conversation so far. */
-function asClientTurn(turns: Turn[], body: { metadata?: Record<string, string> | null }, sampling: Sampling | null, param: string): ClientTurn {
+function asClientTurn(given: Turn[], body: { metadata?: Record<string, string> | null }, sampling: Sampling | null, param: string): ClientTurn {
+  const turns = withResultsAsQuestion(given);
   const last = turns.at(-1);
   if (!last || last.role !== 'user') throw invalid(param, `the last message must be the user's: it is the question the agent answers`);
   const question = last.text.trim();
@@ -169,31 +164,46 @@ function asClientTurn(turns: Turn[], body: { metadata?: Record<string, string> |
   return { question, history, images: last.images, sampling, userMetadata: body.metadata ? JSON.stringify(body.metadata) : null };
 }
 
+/**
+ * Tool results a history ends with (no parked run took them) are the question: the model is asked
+ * to go on from them. Each reads as a user turn, so the runs' histories keep their three roles.
+ */
+function withResultsAsQuestion(turns: Turn[]): Turn[] {
+  let first = turns.length;
+  while (first > 0 && turns[first - 1]!.toolResult) first -= 1;
+  if (first === turns.length) return turns;
+  const results = turns.slice(first);
+  return [...turns.slice(0, first), { role: 'user', text: results.map((t) => t.text).join('\n'), images: [] }];
+}
+
 /** /v1/chat/completions: `messages` as a run; image parts of the question become attached files. */
-export function chatCompletionTurn(body: ChatCompletionRequest): ClientTurn {
-  refuseClientTools(body);
+export function chatCompletionTurn(body: ChatCompletionRequest, clientTools: ClientTool[] = []): ClientTurn {
   if ((body.n ?? 1) > 1) throw unsupported('n', 'n > 1 is not supported: an agent gives one answer per run');
   const turns = body.messages.map((message, index): Turn => {
-    if (message.role === 'tool' || message.role === 'function') {
-      throw unsupported(`messages[${index}].role`, `"${message.role}" messages are not supported: an agent runs its own tools`);
-    }
+    const toolTurn: ToolTurn | undefined = chatToolTurn(body.messages, index);
+    if (toolTurn) return { ...toolTurn, images: [] };
+    const { role } = message;
+    // chatToolTurn reads (or refuses) every tool and function message.
+    if (role === 'tool' || role === 'function') throw unsupported(`messages[${index}].role`, `"${role}" messages are not supported here`);
     const content = message.content ?? '';
-    if (typeof content === 'string') return { role: message.role, text: content, images: [] };
+    if (typeof content === 'string') return { role, text: content, images: [] };
     return {
-      role: message.role,
+      role,
       ...readParts(content, `messages[${index}].content`, (part) => (part.type === 'text' ? { text: part.text } : part.type === 'image_url' ? { image: part.image_url.url } : { refused: part.type })),
     };
   });
-  return asClientTurn(turns, body, samplingOf(body, body.max_completion_tokens ?? body.max_tokens), 'messages');
+  return { ...asClientTurn(turns, body, samplingOf(body, body.max_completion_tokens ?? body.max_tokens), 'messages'), clientTools };
 }
 
 /** /v1/responses: `input` (and `instructions`) as a run. */
-export function responseTurn(body: ResponseRequest): ClientTurn {
-  refuseClientTools(body);
+export function responseTurn(body: ResponseRequest, clientTools: ClientTool[] = []): ClientTurn {
   const sampling = samplingOf(body, body.max_output_tokens);
   const instructions: Turn[] = body.instructions ? [{ role: 'system', text: body.instructions, images: [] }] : [];
-  if (typeof body.input === 'string') return asClientTurn([...instructions, { role: 'user', text: body.input, images: [] }], body, sampling, 'input');
-  const turns = body.input.map((item, index): Turn => {
+  if (typeof body.input === 'string') return { ...asClientTurn([...instructions, { role: 'user', text: body.input, images: [] }], body, sampling, 'input'), clientTools };
+  const input = body.input;
+  const turns = input.map((item, index): Turn => {
+    const toolTurn: ToolTurn | undefined = responseToolTurn(input, index);
+    if (toolTurn) return { ...toolTurn, images: [] };
     if ((item.type && item.type !== 'message') || !item.role) {
       throw unsupported(`input[${index}]`, `input items of type "${item.type ?? 'unknown'}" are not supported; send messages with a role`);
     }
@@ -207,5 +217,5 @@ export function responseTurn(body: ResponseRequest): ClientTurn {
       }),
     };
   });
-  return asClientTurn([...instructions, ...turns], body, sampling, 'input');
+  return { ...asClientTurn([...instructions, ...turns], body, sampling, 'input'), clientTools };
 }

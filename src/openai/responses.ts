@@ -3,6 +3,8 @@ import type { SseStream } from '../http/sse.js';
 import { emptyUsage, type FinishReason, type RunEvent, type Usage } from '../shared/events.js';
 import type { RunTally } from '../runs/follow.js';
 import { responseUsage } from './usage.js';
+import type { ClientToolCall } from '../shared/client-tools.js';
+import { functionCallItem } from './client-tools.js';
 
 /**
  * A run as an OpenAI Responses API response (DESIGN §16). The response id is the run id, so
@@ -22,9 +24,11 @@ export interface ResponseFacts {
   usage: Usage | null;
   error: { code: string; message: string } | null;
   previousResponseId?: string | null;
+  /** The calls a run parked on for its client (DESIGN §23): `function_call` output items. */
+  toolCalls?: ClientToolCall[] | null;
 }
 
-const STATUS: Record<RunStatus, ResponseStatus> = { queued: 'queued', running: 'in_progress', waiting: 'in_progress', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', interrupted: 'incomplete' };
+const STATUS: Record<RunStatus, ResponseStatus> = { queued: 'queued', running: 'in_progress', waiting: 'in_progress', requires_action: 'completed', succeeded: 'completed', failed: 'failed', cancelled: 'cancelled', interrupted: 'incomplete' };
 const messageId = (responseId: string) => `msg_${responseId}`;
 const outputText = (text: string) => ({ type: 'output_text' as const, text, annotations: [] as never[] });
 
@@ -40,7 +44,10 @@ export function responseObject(facts: ResponseFacts) {
     created_at: Math.floor(facts.createdAt.getTime() / 1000),
     status: truncated ? 'incomplete' : STATUS[facts.status],
     model: facts.model,
-    output: facts.answer !== null && facts.status === 'succeeded' ? [outputMessage(facts.id, 'completed', [outputText(facts.answer)])] : [],
+    output: [
+      ...(facts.answer !== null && facts.status === 'succeeded' ? [outputMessage(facts.id, 'completed', [outputText(facts.answer)])] : []),
+      ...(facts.status === 'requires_action' ? (facts.toolCalls ?? []).map((call) => functionCallItem(call, 'completed')) : []),
+    ],
     output_text: facts.status === 'succeeded' ? (facts.answer ?? '') : '',
     error: facts.error,
     incomplete_details: truncated ? { reason: facts.finishReason === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
@@ -68,6 +75,7 @@ export const responseOfRun = (run: Run, model: string) =>
     finishReason: run.finish_reason,
     usage: run.usage ? { ...emptyUsage(), ...run.usage } : null,
     error: run.error,
+    toolCalls: run.required_action?.tool_calls,
   });
 
 /** A run followed live, as a response (the non-streaming answer, and the streams' envelopes). */
@@ -76,12 +84,13 @@ export const responseOfTally = (run: Run, model: string, tally: RunTally, previo
     id: run.id,
     createdAt: run.created_at,
     model,
-    status: tally.status ?? 'running',
+    status: tally.status ?? (tally.parked ? 'requires_action' : 'running'),
     answer: tally.status ? tally.answer : null,
     finishReason: tally.status ? tally.finishReason : null,
-    usage: tally.status ? tally.usage : null,
+    usage: tally.status || tally.parked ? tally.usage : null,
     error: tally.status && tally.status !== 'succeeded' ? { code: tally.error?.code ?? tally.status, message: tally.error?.message ?? `The run ${tally.status === 'cancelled' ? 'was cancelled' : 'failed'}` } : null,
     previousResponseId,
+    toolCalls: tally.parked?.toolCalls,
   });
 
 /**
@@ -110,7 +119,24 @@ export class ResponseStream {
   observe(event: RunEvent, tally: RunTally): void {
     if (event.type === 'token' && !this.structured) this.delta(event.data.text);
     else if (event.type === 'answer' && !this.opened) this.delta(event.data.content);
+    else if (event.type === 'client_tool_calls') this.functionCalls(event.data.tool_calls);
     else if (event.type === 'done') this.end(tally);
+  }
+
+  parked(tally: RunTally): void {
+    this.send('response.completed', { response: this.snapshot(tally) });
+  }
+
+  /** A parking's calls (DESIGN §23), each an output item after the text, if any, streamed as OpenAI streams them. */
+  private functionCalls(calls: ClientToolCall[]): void {
+    calls.forEach((call, index) => {
+      const outputIndex = (this.opened ? 1 : 0) + index;
+      const item = functionCallItem(call, 'completed');
+      this.send('response.output_item.added', { output_index: outputIndex, item: functionCallItem(call, 'in_progress') });
+      this.send('response.function_call_arguments.delta', { item_id: item.id, output_index: outputIndex, delta: item.arguments });
+      this.send('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: item.arguments });
+      this.send('response.output_item.done', { output_index: outputIndex, item });
+    });
   }
 
   private delta(text: string): void {

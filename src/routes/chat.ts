@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { clientToolsSchema } from '../shared/client-tools.js';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { route, type Route } from '../http/route.js';
@@ -22,6 +23,7 @@ const ChatStreamRequest = v.strictObject({
   multitask_strategy: multitaskStrategy,
   /** DESIGN §23: the answer is JSON valid against this schema (overrides the agent's). */
   output_schema: outputSchema,
+  client_tools: v.optional(clientToolsSchema),
 });
 
 const InjectBody = v.strictObject({
@@ -44,7 +46,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null });
+        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },

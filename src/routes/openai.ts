@@ -6,8 +6,10 @@ import { ChatCompletionRequest, ResponseRequest, chatCompletionTurn, responseTur
 import { agentIdOf, findModel, listModels, modelIdOf } from '../openai/models.js';
 import { ChatCompletionStream, chatCompletion } from '../openai/chat-completions.js';
 import { ResponseStream, responseOfRun, responseOfTally } from '../openai/responses.js';
-import { ClientRuns } from '../openai/client-runs.js';
+import { ClientRuns, type Followed } from '../openai/client-runs.js';
 import { chatOutputFormat, responsesOutputFormat } from '../openai/output-format.js';
+import { chatClientTools, responseClientTools } from '../openai/client-tools.js';
+import { chatToolOutputs, responseToolOutputs } from '../openai/client-tool-messages.js';
 import { RunEndedError } from '../shared/errors.js';
 import type { RunTally } from '../runs/follow.js';
 
@@ -61,16 +63,24 @@ export function openAiRoutes(services: Services): Route[] {
       responses: { 200: SSE },
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
-        const turn = chatCompletionTurn(body);
+        const clientTools = chatClientTools(body);
         const outputFormat = chatOutputFormat(body.response_format);
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId: agentIdOf(body.model), turn, outputFormat });
+        // Tool results answering a run parked on those calls resume it (DESIGN §23); otherwise a new run over the history.
+        const outputs = chatToolOutputs(body.messages);
+        const parked = outputs ? await runs.findRequiringAction(principal.user.id, outputs.map((o) => o.call_id)) : undefined;
+        const followed: Followed = parked
+          ? await clientRuns.resume(ctx, parked, outputs!)
+          : { run: await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId: agentIdOf(body.model), turn: chatCompletionTurn(body, clientTools), outputFormat }), afterId: '0-0' };
+        const { run } = followed;
+        // A resumed run keeps the output format it was started with.
+        const structured = outputFormat !== null || run.output_format != null;
         if (body.stream) {
-          clientRuns.stream(ctx, run, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true, outputFormat !== null));
+          clientRuns.stream(ctx, followed, (sse) => new ChatCompletionStream(sse, run, body.model, body.stream_options?.include_usage === true, structured));
           return undefined;
         }
-        const tally = await clientRuns.finish(ctx, run);
+        const tally = await clientRuns.finish(ctx, followed);
         if (!tally) return undefined;
-        if (tally.status !== 'succeeded') throw ended(tally);
+        if (!tally.parked && tally.status !== 'succeeded') throw ended(tally);
         return chatCompletion(run, body.model, tally);
       },
     }),
@@ -85,17 +95,24 @@ export function openAiRoutes(services: Services): Route[] {
       responses: { 200: SSE },
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
-        const turn = responseTurn(body);
+        const clientTools = responseClientTools(body);
         const outputFormat = responsesOutputFormat(body.text);
+        const outputs = responseToolOutputs(body.input, body.previous_response_id);
         const agentId = agentIdOf(body.model);
         const previous = body.previous_response_id ? await runs.ownRun(principal.user.id, body.previous_response_id) : undefined;
-        const run = await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId, conversationId: previous?.conversation_id, turn, outputFormat });
+        // function_call_output items answer the calls the previous response (its run) parked on: the same run resumes (DESIGN §23).
+        const followed: Followed =
+          previous && outputs
+            ? await clientRuns.resume(ctx, previous, outputs)
+            : { run: await clientRuns.start(ctx, { userId: principal.user.id, budgets: principal.budgets, agentId, conversationId: previous?.conversation_id, turn: responseTurn(body, clientTools), outputFormat }), afterId: '0-0' };
+        const { run } = followed;
         const previousId = previous?.id ?? null;
+        const structured = outputFormat !== null || run.output_format != null;
         if (body.stream) {
-          clientRuns.stream(ctx, run, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally, outputFormat !== null));
+          clientRuns.stream(ctx, followed, (sse, tally) => new ResponseStream(sse, run, body.model, previousId, tally, structured));
           return undefined;
         }
-        const tally = await clientRuns.finish(ctx, run);
+        const tally = await clientRuns.finish(ctx, followed);
         if (!tally) return undefined;
         return responseOfTally(run, body.model, tally, previousId);
       },

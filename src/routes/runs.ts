@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { clientToolsSchema, toolOutputsBody } from '../shared/client-tools.js';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../http/route.js';
@@ -52,8 +53,10 @@ const BackgroundRun = v.strictObject({
   multitask_strategy: multitaskStrategy,
   /** DESIGN §23: the answer is JSON valid against this schema (overrides the agent's). */
   output_schema: outputSchema,
+  client_tools: v.optional(clientToolsSchema),
 });
 const ApprovalAccepted = v.strictObject({ run_id: uuidText, call_id: v.string(), decision: v.picklist(['approve', 'reject']), status: v.picklist(['recorded', 'resuming']) });
+const ToolOutputsAccepted = v.strictObject({ run_id: uuidText, status: v.picklist(['recorded', 'resuming']) });
 const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
 
 /**
@@ -74,7 +77,7 @@ export function runRoutes(services: Services): Route[] {
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
-        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null });
+        const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);
         return { run_id: run.id, conversation_id: run.conversation_id, status: run.status };
@@ -115,6 +118,18 @@ export function runRoutes(services: Services): Route[] {
         const status = await runs.decide(principal.user.id, params.id, body.call_id, { decision: body.decision, message: body.message });
         return { run_id: params.id, call_id: body.call_id, decision: body.decision, status };
       },
+    }),
+    route({
+      method: 'POST',
+      path: '/api/runs/:id/tool-outputs',
+      summary: "The client's outputs for the client tool calls a run waits on (status requires_action); the last one resumes it",
+      auth: { scope: 'chat' },
+      responses: { 202: ToolOutputsAccepted },
+      errors: [409],
+      params: RunPath,
+      body: toolOutputsBody,
+      status: 202,
+      handle: async ({ principal, params, body }) => ({ run_id: params.id, status: await runs.submitToolOutputs(principal.user.id, params.id, body.tool_outputs) }),
     }),
     route({
       method: 'POST',

@@ -1,15 +1,20 @@
 import type { FinalRunStatus } from '../shared/run-statuses.js';
 import type { RunEvent, StoredEvent, Usage, FinishReason } from '../shared/events.js';
+import type { ClientToolCall } from '../shared/client-tools.js';
 import { emptyUsage } from '../shared/events.js';
 import type { RunRef } from '../shared/run-lease.js';
 import type { EventRelay } from './relay.js';
 
+/** The event a follower stops at: the run's end, or its parking for its client's tool outputs (DESIGN §23). */
+const stopsFollowing = (event: RunEvent) => event.type === 'done' || (event.type === 'status' && event.data.status === 'requires_action');
+
 /**
- * A run's events from its start, in order, until `done` (included), for the interfaces that speak
- * another protocol than the run's own SSE (the OpenAI-compatible endpoints, MCP). Ends early, without
- * an error, when `signal` aborts (the client left). The relay holds no Redis connection per follower.
+ * A run's events after `afterId` (from its start by default), in order, until `done` or `status:
+ * requires_action` (included), for the interfaces that speak another protocol than the run's own
+ * SSE (the OpenAI-compatible endpoints, MCP). Ends early, without an error, when `signal` aborts
+ * (the client left). The relay holds no Redis connection per follower.
  */
-export async function* followRun(relay: EventRelay, run: RunRef, signal?: AbortSignal): AsyncGenerator<RunEvent> {
+export async function* followRun(relay: EventRelay, run: RunRef, signal?: AbortSignal, afterId = '0-0'): AsyncGenerator<RunEvent> {
   const pending: StoredEvent[] = [];
   let wake: (() => void) | undefined;
   const ring = () => {
@@ -17,7 +22,7 @@ export async function* followRun(relay: EventRelay, run: RunRef, signal?: AbortS
     wake = undefined;
   };
   signal?.addEventListener('abort', ring, { once: true });
-  const stop = await relay.listen(run, '0-0', (events) => {
+  const stop = await relay.listen(run, afterId, (events) => {
     pending.push(...events);
     ring();
   });
@@ -28,7 +33,7 @@ export async function* followRun(relay: EventRelay, run: RunRef, signal?: AbortS
         // Written by the workers through the validated union (src/shared/events.ts): parsed, not re-validated.
         const event = { type: stored.type, data: JSON.parse(stored.data) } as RunEvent;
         yield event;
-        if (event.type === 'done') return;
+        if (stopsFollowing(event)) return;
       }
       if (pending.length === 0 && !signal?.aborted) await new Promise<void>((resolve) => (wake = resolve));
     }
@@ -50,12 +55,24 @@ export class RunTally {
   usage: Usage = emptyUsage();
   status: RunEnding | undefined;
   error: { code: string; message: string; retryable: boolean } | undefined;
+  /** The calls the run parked on for its client (DESIGN §23), with the text its model wrote before them; set at `status: requires_action`. */
+  parked: { toolCalls: ClientToolCall[]; text: string } | undefined;
+  private asked: { toolCalls: ClientToolCall[]; text: string } | undefined;
+  private textOf = { iteration: -1, text: '' };
 
   observe(event: RunEvent): void {
     switch (event.type) {
       case 'token':
         this.tokens += 1;
         this.iterations = Math.max(this.iterations, event.data.iteration);
+        if (event.data.iteration !== this.textOf.iteration) this.textOf = { iteration: event.data.iteration, text: '' };
+        this.textOf.text += event.data.text;
+        break;
+      case 'status':
+        if (event.data.status === 'requires_action') this.parked = this.asked;
+        break;
+      case 'client_tool_calls':
+        this.asked = { toolCalls: event.data.tool_calls, text: this.textOf.iteration === event.data.iteration ? this.textOf.text : '' };
         break;
       case 'thought':
         this.iterations = Math.max(this.iterations, event.data.iteration);
@@ -77,5 +94,36 @@ export class RunTally {
       default:
         break;
     }
+  }
+}
+
+/**
+ * The id of the event a parked run's latest parking published (`status: requires_action`), for a
+ * follower of its resumption to start after. The row is parked before that event is published
+ * (DESIGN §21), so a caller that found the row may be early: it then waits for the event. Ends
+ * with the run's `done` id when the run ended instead, and undefined when `signal` aborts.
+ */
+export async function parkEventId(relay: EventRelay, run: RunRef, signal?: AbortSignal): Promise<string | undefined> {
+  let settle: (id: string | undefined) => void = () => {};
+  const found = new Promise<string | undefined>((resolve) => (settle = resolve));
+  let lastPark: string | undefined;
+  let backlogRead = false;
+  const onAbort = () => settle(undefined);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const stop = await relay.listen(run, '0-0', (events) => {
+    for (const stored of events) {
+      if (stored.type === 'done') return settle(stored.id);
+      if (stored.type !== 'status') continue;
+      lastPark = (JSON.parse(stored.data) as { status: string }).status === 'requires_action' ? stored.id : undefined;
+    }
+    if (backlogRead && lastPark) settle(lastPark);
+  });
+  backlogRead = true;
+  if (lastPark) settle(lastPark);
+  try {
+    return await found;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    stop();
   }
 }

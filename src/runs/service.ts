@@ -21,6 +21,10 @@ import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
+import { TOOL_OUTPUTS_MAX, type ClientTool, type ToolOutput } from '../shared/client-tools.js';
+import { TOOL_NAMES } from '../shared/tools.js';
+import { isParked } from '../shared/run-statuses.js';
+import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.js';
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
@@ -50,6 +54,8 @@ export interface StartRequest {
   scheduleId?: string;
   /** DESIGN §23: what the run's answer must be (overrides its agent's output_schema); null or absent: the agent's. */
   outputFormat?: OutputFormat | null;
+  /** Functions the client runs itself (DESIGN §23), offered to the model beside the agent's tools; a name clash → 422. */
+  clientTools?: ClientTool[];
 }
 
 /** A run refused because a budget of its key or user is spent: 429 until the period resets. */
@@ -95,6 +101,7 @@ export class RunService {
       this.ledger.spent(budgets),
     ]);
     if (spent) throw budgetRefusal(spent);
+    refuseToolNameClash(request.clientTools ?? []);
     // A run that names no agent continues with its conversation's: a deleted one (DESIGN §20) starts no new run either.
     if (!agent && existing?.agent_id) await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent');
     await this.refuseOversized(request, agent, existing?.agent_id ?? null);
@@ -108,7 +115,7 @@ export class RunService {
     refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
     const queued = claim.outcome === 'queued';
     try {
-      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null };
+      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null };
       // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
       const stored = storedRunOf(newRun);
       const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
@@ -234,8 +241,8 @@ export class RunService {
   private async requestCancel(run: Run): Promise<Run> {
     const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
     if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
-    // A run waiting for approval, or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
-    if (run.status === 'waiting' || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
+    // A run parked (for approval or its client's outputs), or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
+    if (isParked(run.status) || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
     return run;
   }
 
@@ -251,6 +258,31 @@ export class RunService {
     // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
     await wakeRunJob(this.queue, run.id);
     return 'resuming';
+  }
+
+  /**
+   * The client's outputs for calls its run is parked on (DESIGN §23); the last one resumes the run.
+   * 404 another user's or unknown run; 409 `not_requires_action` when the run is not parked for its
+   * client; 409 `tool_output_not_pending` when a call is unknown or already answered (nothing is recorded).
+   */
+  async submitToolOutputs(userId: string, runId: string, outputs: ToolOutput[]): Promise<'recorded' | 'resuming'> {
+    const run = await this.ownRun(userId, runId);
+    if (run.status !== 'requires_action') throw notRequiringAction(run);
+    const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
+    if (recorded.outcome === 'cancelled') throw new ConflictError('not_requires_action', 'The run was cancelled; it takes no more tool outputs');
+    if (recorded.outcome === 'not_pending') throw new ConflictError('tool_output_not_pending', `The run does not wait for an output of call "${recorded.callId}" (unknown, or already answered)`);
+    if (recorded.outcome === 'recorded') return 'recorded';
+    // If the worker is still parking it (the job not yet delayed), it sees the outputs itself and wakes it.
+    await wakeRunJob(this.queue, run.id);
+    return 'resuming';
+  }
+
+  /** The user's run parked in `requires_action` on every one of these call ids (for /v1 resuming by history), if any. */
+  async findRequiringAction(userId: string, callIds: string[]): Promise<Run | undefined> {
+    if (callIds.length === 0 || callIds.length > TOOL_OUTPUTS_MAX) return undefined;
+    const wanted = JSON.stringify({ tool_calls: callIds.map((id) => ({ id })) });
+    // Bounded by the partial index of parked runs (user_id, id) where status is waiting or requires_action.
+    return this.models.Run.query().where({ user_id: userId, status: 'requires_action' }).whereRaw('required_action @> ?::jsonb', [wanted]).orderBy('id').first();
   }
 
   /**
@@ -283,10 +315,26 @@ export class RunService {
 
 /** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images, sampling or output schema, long texts. */
 function storedRunOf(run: NewRun): StoredRun | undefined {
-  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.outputFormat;
+  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.outputFormat && !run.clientTools?.length;
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
   return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };
+}
+
+/** 409 to tool outputs for a run that is not parked for its client (running, waiting for approval, or over). */
+function notRequiringAction(run: Run): ConflictError {
+  return new ConflictError('not_requires_action', `The run does not wait for tool outputs (it is ${run.status})`);
+}
+
+/** DESIGN §23: a client tool may not take the name of a platform tool (the model could not tell them apart). */
+function refuseToolNameClash(clientTools: ClientTool[]): void {
+  const clashes = clientTools.flatMap((tool, index) => ((TOOL_NAMES as readonly string[]).includes(tool.name) || tool.name.includes(CONNECTOR_TOOL_SEPARATOR) ? [{ tool, index }] : []));
+  if (clashes.length === 0) return;
+  throw new ValidationError(clashes.map(({ tool, index }) => ({
+    loc: ['body', 'client_tools', index, 'name'],
+    msg: `Value error, "${tool.name}" clashes with the agent's tools (platform tools ${TOOL_NAMES.join(', ')}; connector tools are named <connector>${CONNECTOR_TOOL_SEPARATOR}<tool>)`,
+    type: 'value_error',
+  })));
 }
 
 /** A claim the conversation or the user's limits refused (DESIGN §5, §19). */

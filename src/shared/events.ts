@@ -25,11 +25,13 @@ export const eventSchemas = {
     /** The run's OpenTelemetry trace (DESIGN §18); null when tracing is off. Streams written before it existed lack it. */
     trace_id: v.optional(v.nullable(v.string())),
   }),
-  status: v.object({ status: v.picklist(['running', 'resumed', 'waiting']) }),
+  status: v.object({ status: v.picklist(['running', 'resumed', 'waiting', 'requires_action']) }),
   thought: v.object({ iteration, text: v.string() }),
   token: v.object({ iteration, text: v.string() }),
   tool_call: v.object({ iteration, call_id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) }),
   approval_required: v.object({ iteration, call_id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) }),
+  /** DESIGN §23: calls the client must run, published before `status: requires_action`; `id` is the one the client answers by. */
+  client_tool_calls: v.object({ iteration, tool_calls: v.array(v.object({ id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) })) }),
   tool_result: v.object({ iteration, call_id: v.string(), name: v.string(), output: v.unknown(), is_error: v.boolean() }),
   plan: v.object({ nodes: v.array(v.object({ id: v.string(), task: v.string(), depends_on: v.array(v.string()) })) }),
   node: v.object({ node_id: v.string(), status: v.picklist(['started', 'succeeded', 'failed']), output: v.optional(v.string()) }),

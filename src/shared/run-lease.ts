@@ -210,12 +210,31 @@ export class RunLease {
   }
 
   /**
-   * Worker: registers calls that wait for approval (keeping decisions already made) and reads them:
-   * the deadline, and each call's decision or undefined while it waits.
+   * Worker: registers calls that wait for an answer — a person's approval, or (`client`) the
+   * client's output of a client tool call (DESIGN §23) — keeping answers already given, and reads
+   * them: each call's answer (undefined while it waits) and deadline (set when first asked for).
    */
-  async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number): Promise<{ deadlineMs: number; decisions: (ApprovalDecision | undefined)[] }> {
-    const [deadline, ...states] = await callScript(() => this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, ...callIds));
-    return { deadlineMs: Number(deadline), decisions: states.map((state) => (state === 'pending' ? undefined : (JSON.parse(state!) as ApprovalDecision))) };
+  async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number, kind: 'approval' | 'client' = 'approval'): Promise<{ answers: (unknown | undefined)[]; deadlines: number[] }> {
+    const replies = await callScript(() => this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, kind, ...callIds));
+    const answers: unknown[] = [];
+    const deadlines: number[] = [];
+    for (let i = 0; i < replies.length; i += 2) {
+      answers.push(replies[i] === 'pending' ? undefined : JSON.parse(replies[i]!));
+      deadlines.push(Number(replies[i + 1]));
+    }
+    return { answers, deadlines };
+  }
+
+  /**
+   * Web: records the client's outputs of client tool calls, all or none (recordToolOutputs-2.lua):
+   * `not_pending` names a call that waits for no output, `cancelled` when the run's cancel was
+   * accepted, `all_answered` when the caller should wake the run.
+   */
+  async recordToolOutputs(run: RunRef, outputs: { call_id: string; output: string }[]): Promise<{ outcome: 'recorded' | 'all_answered' | 'cancelled' } | { outcome: 'not_pending'; callId: string }> {
+    const args = outputs.flatMap((o) => [o.call_id, JSON.stringify({ output: o.output })]);
+    const [code, callId] = await callScript(() => this.redis.recordToolOutputs(this.keys.runApprovals(run), this.keys.runCancel(run), ...args));
+    if (code === 0) return { outcome: 'not_pending', callId: callId ?? '' };
+    return { outcome: code === -1 ? 'cancelled' : code === 2 ? 'all_answered' : 'recorded' };
   }
 
   /** Web: records a decision; 'not_pending' when the call waits for none, 'all_decided' when the caller should wake the run. */

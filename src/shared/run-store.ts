@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
 import type { Sampling } from './sampling.js';
 import type { OutputFormat } from './output-schema.js';
+import type { ClientTool, RequiredAction } from './client-tools.js';
 import type { DocMode } from './doc-modes.js';
 import type { Citation, FinishReason, Usage } from './events.js';
 import { Superseded } from './errors.js';
@@ -32,6 +33,8 @@ export interface NewRun {
   outputFormat?: OutputFormat | null;
   /** The question message's id; new if absent. A run written again from its job (`recreate`) passes the one it was first written with. */
   questionId?: string;
+  /** Functions the client runs itself (DESIGN §23). */
+  clientTools?: ClientTool[] | null;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -142,7 +145,7 @@ const COUNTED = (source: string) => `counted as (
  * type is fixed when it is planned, so a column added by a later migration must not change it
  * under a running process ("cached plan must not change result type").
  */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'output_format', 'output', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'output_format', 'output', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back', 'client_tools', 'required_action'];
 /**
  * A statement's first CTE that lets its commit return before the commit is on disk (SET LOCAL
  * synchronous_commit = off for its own implicit transaction). A later synchronous commit of any
@@ -226,8 +229,8 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, output_format, agent_version)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb,
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, output_format, client_tools, agent_version)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb, ?::jsonb,
            (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
          on conflict (id) do nothing
          returning ${runColumns()}
@@ -241,7 +244,7 @@ export class RunStore {
        select ${runColumns('run')} from run${asynchronousCommit ? ', asynchronous_commit' : ''}`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.outputFormat ? JSON.stringify(request.outputFormat) : null, request.agentId,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.outputFormat ? JSON.stringify(request.outputFormat) : null, request.clientTools?.length ? JSON.stringify(request.clientTools) : null, request.agentId,
         JSON.stringify(messages),
       ],
     );
@@ -264,8 +267,8 @@ export class RunStore {
   async load(runId: string, bound: HistoryBound, claim?: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
     const claiming = claim
       ? `with ${ASYNCHRONOUS_COMMIT}, claimed as (
-           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false
-           where id = ? and status in ('queued', 'running', 'waiting') and attempt < ? returning id
+           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false, required_action = null
+           where id = ? and status in ('queued', 'running', 'waiting', 'requires_action') and attempt < ? returning id
          )
          `
       : '';
@@ -326,9 +329,9 @@ export class RunStore {
    */
   async claimAttempt(runId: string, attempt: number, crashes?: number): Promise<boolean> {
     const updated = await this.knex('runs')
-      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false })
+      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false, required_action: null })
       .where({ id: runId })
-      .whereIn('status', ['queued', 'running', 'waiting'])
+      .whereIn('status', ['queued', 'running', 'waiting', 'requires_action'])
       .where('attempt', '<', attempt);
     return updated > 0;
   }
@@ -391,18 +394,21 @@ export class RunStore {
   }
 
   /**
-   * The run waits for a person's approval (DESIGN §11): its row `waiting` with the checkpoint it
-   * resumes from, and the run.waiting webhook outbox, in one statement. Only the attempt that owns the run may.
+   * The run waits for a person's approval (DESIGN §11), or — with `requiredAction` — for its
+   * client's tool outputs (DESIGN §23, `requires_action`): its row parked with the checkpoint it
+   * resumes from (and the calls the client must answer), and the run.waiting or
+   * run.requires_action webhook outbox, in one statement. Only the attempt that owns the run may.
    */
-  async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string }): Promise<{ deliveries: string[] }> {
-    const payload = runEventPayload('run.waiting', run, { status: 'waiting', answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
+  async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string; requiredAction?: RequiredAction | null }): Promise<{ deliveries: string[] }> {
+    const status = progress.requiredAction ? 'requires_action' : 'waiting';
+    const payload = runEventPayload(`run.${status}`, run, { status, answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
     const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.knex.raw(
       `with final as (
-         update runs set status = 'waiting', usage = ?::jsonb, checkpoint = ?::jsonb
+         update runs set status = ?, usage = ?::jsonb, checkpoint = ?::jsonb, required_action = ?::jsonb
          where id = ? and attempt = ? and status = 'running' returning id, user_id
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [JSON.stringify(progress.usage), progress.checkpoint, run.id, run.attempt, ...outboxBindings(payload)],
+      [status, JSON.stringify(progress.usage), progress.checkpoint, progress.requiredAction ? JSON.stringify(progress.requiredAction) : null, run.id, run.attempt, ...outboxBindings(payload)],
     ));
     return { deliveries: row.deliveries };
   }
@@ -416,7 +422,7 @@ export class RunStore {
   async admitQueued(runId: string, conversationId: string): Promise<boolean> {
     const { rows } = await this.knex.raw(
       `with blocking as (
-         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting') limit 1
+         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting', 'requires_action') limit 1
        ), moved as (
          update messages set seq = default
          where run_id = ? and role = 'user' and not injected and not exists (select 1 from blocking)

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findExpression } from '../tools/calculator.js';
+import { fillSchema, lastNumberIn } from './schema-filler.js';
+import type { Tool } from '../tools/tool.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
 import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
@@ -7,7 +9,6 @@ import { describeImage, type Attachment } from '../../src/files/attachments.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
 import { extractiveSummary } from '../../src/shared/context-window.js';
 import type { OutputFormat } from '../../src/shared/output-schema.js';
-import { fillSchema, lastNumberIn } from './schema-filler.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -46,6 +47,38 @@ function structuredAnswer(text: string, format: OutputFormat | undefined): strin
 
 /** Call ids of connector tool calls (the calculator's are call_<n>). */
 const CONNECTOR_CALL = 'call_mcp_';
+/** Call ids of client function calls (DESIGN §23). */
+const CLIENT_CALL = 'call_client_';
+
+const NAME_CHAR = /[A-Za-z0-9_-]/;
+
+/** Whether `name` appears in `text` as a word of its own (not inside a longer name). */
+function mentions(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (!NAME_CHAR.test(text[at - 1] ?? ' ') && !NAME_CHAR.test(text[at + name.length] ?? ' ')) return true;
+  }
+  return false;
+}
+
+const lastWord = (text: string) => text.match(/[\p{L}\p{N}_-]+/gu)?.at(-1) ?? '';
+
+/**
+ * DESIGN §23: the first client function the question names that was not called yet in this turn,
+ * its arguments filled from the schema (strings ← the question's last word, numbers ← its last number).
+ */
+function nextClientCall(turn: ChatMessage[], tools: Tool[]): ToolCall | undefined {
+  const clientTools = tools.filter((t) => t.client);
+  const question = turn.find((m) => m.role === 'user' && !m.injected)?.content;
+  if (clientTools.length === 0 || !question) return undefined;
+  const made = turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).filter((c) => c.id.startsWith(CLIENT_CALL));
+  const called = new Set(made.map((c) => c.name));
+  const tool = clientTools.find((t) => !called.has(t.name) && mentions(question, t.name));
+  if (!tool) return undefined;
+  const args = fillSchema(tool.parameters, { text: lastWord(question), number: lastNumberIn(question) });
+  return { id: `${CLIENT_CALL}${made.length + 1}`, name: tool.name, arguments: isObject(args) ? args : {} };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The built-in offline model (DESIGN §6): deterministic, streams its answer word by word.
@@ -71,6 +104,12 @@ export class LocalModel implements ModelProvider {
       await sink.thought(thought);
       return { text: '', toolCalls: [connectorCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
+    const clientCall = nextClientCall(turn, request.tools);
+    if (clientCall) {
+      const thought = `The question names the client function ${clientCall.name}; I will ask the client to call it.`;
+      await sink.thought(thought);
+      return { text: '', toolCalls: [clientCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
+    }
     const call = this.nextCalculation(turn, request, names);
     if (call) {
       const thought = `The message contains the arithmetic expression ${call.expression}; I will use the calculator.`;
@@ -86,7 +125,7 @@ export class LocalModel implements ModelProvider {
       return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
     await sink.thought('I have what I need to answer.');
-    const answer = structuredAnswer(this.answer(turn, [...names.values()][0]), request.settings.outputFormat);
+    const answer = structuredAnswer(this.answer(turn, [...names.values()][0], new Set(request.tools.filter((t) => t.client).map((t) => t.name))), request.settings.outputFormat);
     await this.stream(answer, sink, request.signal);
     return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
   }
@@ -152,7 +191,7 @@ export class LocalModel implements ModelProvider {
   }
 
   /** `exampleTool`: a connector tool of the agent, named in the help text when there is nothing else to say. */
-  private answer(turn: ChatMessage[], exampleTool?: string): string {
+  private answer(turn: ChatMessage[], exampleTool?: string, clientTools: ReadonlySet<string> = new Set()): string {
     const calls = new Map(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).map((c) => [c.id, c]));
     const parts: string[] = [];
     for (const m of turn) {
@@ -161,6 +200,7 @@ export class LocalModel implements ModelProvider {
       else if (m.name === 'calculator' && m.isError) parts.push(`I could not work out ${calls.get(m.toolCallId)?.arguments.expression}: ${quote(m.content)}.`);
       else if (m.name === 'calculator') parts.push(`The result of ${calls.get(m.toolCallId)?.arguments.expression} is ${m.content}.`);
       else if (m.name === 'knowledge_base_retrieve') parts.push(quoteBestChunk(m.content));
+      else if (m.name && clientTools.has(m.name)) parts.push(`The ${m.name} function returned ${quote(m.content)}.`);
       else parts.push(m.isError ? `The ${m.name} tool failed: ${quote(m.content)}.` : `The ${m.name} tool returned ${quote(m.content)}.`);
     }
     const question = turn.find((m) => m.role === 'user' && !m.injected);

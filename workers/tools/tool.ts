@@ -17,5 +17,7 @@ export interface Tool {
   parameters: Record<string, unknown>;
   /** Set on a connector's tool: the tool's own name on its MCP server. */
   mcpName?: string;
+  /** A client tool (DESIGN §23): its client runs it; a call parks the run for the output. */
+  client?: true;
   run(args: Record<string, unknown>, context: ToolContext): Promise<unknown>;
 }

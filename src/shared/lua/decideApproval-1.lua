@@ -8,11 +8,13 @@
   ARGV[1] the call id
   ARGV[2] the decision (JSON)
 
-  Returns 0 when the call does not wait for a decision (unknown, or already decided);
+  Returns 0 when the call does not wait for a decision (unknown, already decided, or a client
+  tool call, which only its client's output answers);
   1 when recorded; 2 when recorded and every call is decided.
 ]]
 local field = 'call:' .. ARGV[1]
 if redis.call('HGET', KEYS[1], field) ~= 'pending' then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'client:' .. ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], field, ARGV[2])
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do

@@ -1,26 +1,34 @@
 --[[
-  Worker: registers tool calls that wait for a person's approval (DESIGN §11), keeping any
-  decision already made (a resumed attempt asks again for the same calls), and reads them all.
+  Worker: registers tool calls the run must wait on — a person's approval (DESIGN §11) or the
+  client's output of a client tool call (DESIGN §23) — keeping any answer already given (a resumed
+  attempt asks again for the same calls), and reads them all. Each call keeps its own deadline,
+  set when it is first asked for: a resumed attempt finds the one it parked with, while a later
+  park of the same run (new calls) gets a fresh one.
   Fenced: only the attempt that owns the run may ask.
 
   KEYS[1] the run's sequence hash (`owner`)
-  KEYS[2] the run's approvals hash (call id → 'pending' or a decision; `deadline`; `parked`)
+  KEYS[2] the run's approvals hash (`call:<id>` → 'pending' or the answer; `deadline:<id>`;
+          `client:<id>` marks a client tool call, which only the client's output answers)
   ARGV[1] owner attempt
-  ARGV[2] seconds to keep the approvals (the approval timeout and a margin)
-  ARGV[3] the deadline (ms since the epoch), kept from the first time calls were asked for
-  ARGV[4...] the call ids
+  ARGV[2] seconds to keep the hash (the longest timeout and a margin; never shortened)
+  ARGV[3] the deadline (ms since the epoch) of calls asked for the first time
+  ARGV[4] 'approval' or 'client'
+  ARGV[5...] the call ids
 
-  Returns {deadline, state of each call in order ('pending' or its decision)};
+  Returns {state, deadline} of each call in order (state 'pending' or its answer);
   error SUPERSEDED when another attempt owns the run.
 ]]
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then
   return redis.error_reply('SUPERSEDED')
 end
-redis.call('HSETNX', KEYS[2], 'deadline', ARGV[3])
-local result = {redis.call('HGET', KEYS[2], 'deadline')}
-for i = 4, #ARGV do
-  redis.call('HSETNX', KEYS[2], 'call:' .. ARGV[i], 'pending')
+local result = {}
+for i = 5, #ARGV do
+  if redis.call('HSETNX', KEYS[2], 'call:' .. ARGV[i], 'pending') == 1 then
+    redis.call('HSET', KEYS[2], 'deadline:' .. ARGV[i], ARGV[3])
+    if ARGV[4] == 'client' then redis.call('HSET', KEYS[2], 'client:' .. ARGV[i], '1') end
+  end
   table.insert(result, redis.call('HGET', KEYS[2], 'call:' .. ARGV[i]))
+  table.insert(result, redis.call('HGET', KEYS[2], 'deadline:' .. ARGV[i]) or ARGV[3])
 end
-redis.call('EXPIRE', KEYS[2], ARGV[2])
+if redis.call('TTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 return result
