@@ -29,7 +29,7 @@ function parsed<S extends v.GenericSchema>(schema: S, value: unknown, param: str
   throw invalid(path ? `${param}.${path}` : param, issue.message);
 }
 
-function schemaFormat(fields: v.InferOutput<v.ObjectSchema<typeof JsonSchemaFields, undefined>>, schemaParam: string): OutputFormat {
+function jsonSchemaFormat(fields: v.InferOutput<v.ObjectSchema<typeof JsonSchemaFields, undefined>>, schemaParam: string): OutputFormat {
   if (fields.schema === undefined || fields.schema === null) throw invalid(schemaParam, 'is required: the JSON Schema the answer must be valid against');
   const problem = outputSchemaProblem(fields.schema);
   if (problem) throw invalid(schemaParam, problem);
@@ -45,7 +45,7 @@ export function chatOutputFormat(value: unknown): OutputFormat | null {
   if (type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
   const { json_schema: fields } = parsed(v.object({ json_schema: v.object(JsonSchemaFields) }), value, param);
-  return schemaFormat(fields, `${param}.json_schema.schema`);
+  return jsonSchemaFormat(fields, `${param}.json_schema.schema`);
 }
 
 /** Responses' `text.format`: `{type: "json_schema", name, schema, strict?, description?}`, `{type: "json_object"}` or `{type: "text"}`. */
@@ -57,5 +57,5 @@ export function responsesOutputFormat(text: unknown): OutputFormat | null {
   const { type } = parsed(FormatType, format, param);
   if (type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
-  return schemaFormat(parsed(v.object(JsonSchemaFields), format, param), `${param}.schema`);
+  return jsonSchemaFormat(parsed(v.object(JsonSchemaFields), format, param), `${param}.schema`);
 }

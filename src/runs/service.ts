@@ -16,7 +16,7 @@ import type { NewRun, PriorMessage, RunStore } from '../shared/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
-import { QUEUED_RECHECK_MS, runJobOptions, STORED_TEXT_MAX, wakeRunJob, type RunJob, type StoredRun } from '../shared/jobs.js';
+import { QUEUED_RECHECK_MS, runJobOptions, STORED_FORMAT_MAX, STORED_TEXT_MAX, wakeRunJob, type RunJob, type StoredRun } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -313,12 +313,13 @@ export class RunService {
   }
 }
 
-/** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images, sampling or output schema, long texts. */
+/** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images or sampling, long texts, a large output schema. */
 function storedRunOf(run: NewRun): StoredRun | undefined {
-  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.outputFormat && !run.clientTools?.length;
-  const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX;
+  const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.clientTools?.length;
+  const format = run.outputFormat ? JSON.stringify(run.outputFormat) : '';
+  const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX && format.length <= STORED_FORMAT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
-  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId };
+  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId, ...(run.outputFormat ? { outputFormat: run.outputFormat } : {}) };
 }
 
 /** 409 to tool outputs for a run that is not parked for its client (running, waiting for approval, or over). */

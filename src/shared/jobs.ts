@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { OutputFormat } from './output-schema.js';
 import type { Queue } from 'bullmq';
 import { BudgetRefSchema } from '../budgets/ledger.js';
 import { TRACEPARENT } from '../telemetry/propagation.js';
@@ -28,7 +29,18 @@ export const StoredRunSchema = v.object({
   traceId: v.nullable(v.pipe(v.string(), v.maxLength(64))),
   scheduleId: v.nullable(uuid),
   questionId: uuid,
+  /** DESIGN §23: the run's output format, when its JSON is at most STORED_FORMAT_MAX (a larger one keeps the run off this path). */
+  outputFormat: v.optional(
+    v.nullable(
+      v.pipe(
+        v.looseObject({ type: v.picklist(['json_schema', 'json_object']) }),
+        v.transform((format) => format as unknown as OutputFormat),
+      ),
+    ),
+  ),
 });
+/** The largest output format (as JSON) a job carries with its run's row. */
+export const STORED_FORMAT_MAX = 8 * 1024;
 export type StoredRun = v.InferOutput<typeof StoredRunSchema>;
 
 
