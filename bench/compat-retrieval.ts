@@ -120,7 +120,7 @@ export async function keywordRetrievalBench(): Promise<void> {
     const small = await knowledgeBase(knex, owner.user.id, []);
     const started = performance.now();
     const large = await knowledgeBase(knex, other.user.id, distractors(LARGE - Object.keys(PASSAGES).length));
-    await knex.raw('vacuum analyze kb_chunks');
+    await knex.raw('vacuum analyze kb_chunks, kb_terms, kb_documents');
     console.log(`keyword retrieval: ${Object.keys(PASSAGES).length} labelled passages, ${QUESTIONS.length} questions; ${LARGE} chunks seeded in ${round((performance.now() - started) / 1000, 1)} s`);
 
     const recall = [];
