@@ -19,6 +19,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   conversations: () => import('./conversations.js'),
   console: () => import('./console.js'),
   trust: () => import('./trust.js'),
+  'compat-retrieval': () => import('./compat-retrieval.js'),
 };
 
 const name = process.argv[2];

@@ -115,6 +115,22 @@ describe.each(Object.keys(ENGINES) as (keyof typeof ENGINES)[])('on %s', (engine
       expect(names(kbId, await keywordSearch(knex, [kbId], 'refund period quantum entanglement', 5))[0]).toBe('refund');
     });
 
+    it('postings follow the chunks: a deleted document or knowledge base leaves none behind, and lengths add up', async () => {
+      const [user] = await knex('users').select('id').limit(1);
+      const kb = await knowledgeBase(user.id, { a: 'Quokka sightings on the island.', b: 'Quokka photographs need permits.' });
+      const postings = () => knex('kb_terms').where({ knowledge_base_id: kb }).count('* as n').first().then((row) => Number(row!.n));
+      const [{ total }] = await knex('kb_chunks').where({ knowledge_base_id: kb }).select(knex.raw('sum(length(tsv))::int as total'));
+      expect(await postings()).toBe(total);
+      expect((await knex('kb_documents').where({ knowledge_base_id: kb }).first()).term_total).toBe(String(total));
+      expect(names(kb, await keywordSearch(knex, [kb], 'quokka permits', 5))).toEqual(['b', 'a']);
+      await knex('kb_chunks').where({ id: idOf.get(`${kb}:a`) }).delete();
+      expect(names(kb, await keywordSearch(knex, [kb], 'quokka', 5))).toEqual(['b']);
+      expect(Number((await knex('kb_documents').where({ knowledge_base_id: kb }).first()).term_total)).toBe(await postings());
+      await knex('knowledge_bases').where({ id: kb }).delete();
+      expect(await postings()).toBe(0);
+      expect(await keywordSearch(knex, [kb], 'quokka', 5)).toEqual([]);
+    });
+
     it('hostile questions are text: operators, quotes, unicode, SQL and length never break the statement', async () => {
       const hostile = [
         `refund' or 1=1; drop table kb_chunks; --`,
