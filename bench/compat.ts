@@ -2,6 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { benchEnvironment, completedPerSecond, percentile, readEvents, round, spawnProcess, stop } from './support.js';
+import { structuredOutputBench } from './compat-structured.js';
+import { clientToolBench } from './compat-client-tools.js';
+import { keywordRetrievalBench } from './compat-retrieval.js';
 
 /**
  * The ecosystem's clients (DESIGN §16), each against the platform's own interface on the same agent
@@ -10,6 +13,10 @@ import { benchEnvironment, completedPerSecond, percentile, readEvents, round, sp
  *     interleaved (target: ≤ 1 ms more); (2) completed runs/s at 20 clients, alternating rounds
  *     (target: ≥ 0.95 of /api/react); (3) an MCP tools/call (the official client, one session)
  *     against the same run through POST /api/runs + GET ?wait, time to the answer.
+ * Then DESIGN §23's answers clients rely on, each on a stack of its own: (4) a structured run against
+ * the same run without a schema; (5) a client-tool round trip's resumed first token against a fresh
+ * run's; (6) keyword retrieval's recall@5 (any-term BM25 against the old all-terms search) and p50 at
+ * 100,000 chunks. `npm run bench -- compat-structured` (or -client-tools, -retrieval) runs one alone.
  */
 const WEB_PORT = 3970;
 const GATEWAY_PORT = 3971;
@@ -95,6 +102,14 @@ const p50 = (values: number[]) => round(percentile(values, 50));
 const p99 = (values: number[]) => round(percentile(values, 99));
 
 export async function run() {
+  await ecosystemClients();
+  for (const [title, part] of [['structured outputs', structuredOutputBench], ['client tools', clientToolBench], ['keyword retrieval', keywordRetrievalBench]] as const) {
+    console.log(`\n=== ${title} (DESIGN §23) ===`);
+    await part();
+  }
+}
+
+async function ecosystemClients() {
   const started: ChildProcess[] = [];
   const bench = await benchEnvironment('compat');
   try {
