@@ -159,6 +159,19 @@ describe('a client tool call', () => {
     expectNoRepeats(res.events);
   });
 
+  it('an output sent as soon as the calls are announced (the row may still be parking) is taken, and the run resumes', async () => {
+    const { key } = await stack.user();
+    let runId = '';
+    let posted: Promise<{ status: number; body: any }> | undefined;
+    const res = await startRun(stack, key, { q: 'Ask get_weather for Cairo', client_tools: [WEATHER] }, (event) => {
+      if (event.type === 'run') runId = event.data.run_id;
+      if (event.type === 'client_tool_calls') posted = outputs(stack, key, runId, [{ call_id: event.data.tool_calls[0]!.id, output: 'hot' }]);
+    });
+    expect((await posted!).status).toBe(202);
+    expect(ofType(res.events, 'answer')[0]!.data.content).toContain('"hot"');
+    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+  });
+
   it('two outputs for one call, raced: one 202 and one 409, and the tool result comes once', async () => {
     const { key } = await stack.user();
     const flow = whenParked(async (runId, calls) => {
