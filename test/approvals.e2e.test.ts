@@ -137,7 +137,10 @@ describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
       expect(answer).toContain('5');
       expect(answer).toContain('20');
       expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
-      expectNoRepeats(res.events);
+      // Both nodes' calls are call_1 (ids repeat across nodes): each node's call and result once, none lost on resume.
+      expect(new Set(res.events.map((e) => e.id)).size).toBe(res.events.length);
+      expect(ofType(res.events, 'tool_call').map((e) => e.data.arguments.expression).sort()).toEqual(['2+3', '4*5']);
+      expect(ofType(res.events, 'tool_result')).toHaveLength(2);
     });
 
     it('injects while waiting are accepted and absorbed when it resumes; it leaves the per-user cap meanwhile', async () => {

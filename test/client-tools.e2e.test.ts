@@ -4,6 +4,8 @@ import { ofType, stream, type ReceivedEvent, type StreamResult } from './support
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { RunService } from '../src/runs/service.js';
+import { TestGateway } from './support/gateway.js';
+import { chat, native, responses } from './support/gateway-frames.js';
 import { TOOL_OUTPUT_MAX_BYTES } from '../src/shared/client-tools.js';
 
 /**
@@ -14,17 +16,18 @@ import { TOOL_OUTPUT_MAX_BYTES } from '../src/shared/client-tools.js';
 let stack: Stack;
 let quick: Stack;
 let receiver: WebhookReceiver;
+let gateway: TestGateway;
 beforeAll(async () => {
-  receiver = await WebhookReceiver.start();
+  [receiver, gateway] = await Promise.all([WebhookReceiver.start(), TestGateway.start()]);
   [stack, quick] = await Promise.all([
-    startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '5000', JOB_STALLED_INTERVAL_MS: '1000' } }),
+    startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', JOB_LOCK_MS: '5000', JOB_STALLED_INTERVAL_MS: '1000', GATEWAY_URL: gateway.url, GATEWAY_API_KEY: 'gw-test-key' } }),
     // Client tool outputs time out after 2 s here.
     startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '0', CLIENT_TOOL_TIMEOUT_S: '2' } }),
   ]);
 });
 afterAll(async () => {
   await Promise.all([stack?.stop(), quick?.stop()]);
-  await receiver?.close();
+  await Promise.all([receiver?.close(), gateway?.close()]);
 });
 
 const api = (on: Stack, key: string, method: string, path: string, body?: unknown) =>
@@ -156,6 +159,19 @@ describe('a client tool call', () => {
     expectNoRepeats(res.events);
   });
 
+  it('an output sent as soon as the calls are announced (the row may still be parking) is taken, and the run resumes', async () => {
+    const { key } = await stack.user();
+    let runId = '';
+    let posted: Promise<{ status: number; body: any }> | undefined;
+    const res = await startRun(stack, key, { q: 'Ask get_weather for Cairo', client_tools: [WEATHER] }, (event) => {
+      if (event.type === 'run') runId = event.data.run_id;
+      if (event.type === 'client_tool_calls') posted = outputs(stack, key, runId, [{ call_id: event.data.tool_calls[0]!.id, output: 'hot' }]);
+    });
+    expect((await posted!).status).toBe(202);
+    expect(ofType(res.events, 'answer')[0]!.data.content).toContain('"hot"');
+    expect(res.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'succeeded' } });
+  });
+
   it('two outputs for one call, raced: one 202 and one 409, and the tool result comes once', async () => {
     const { key } = await stack.user();
     const flow = whenParked(async (runId, calls) => {
@@ -250,6 +266,34 @@ describe('a client tool call', () => {
     await startRun(stack, key, { q: 'Ask get_weather for Nuuk', client_tools: [WEATHER] }, flow.onEvent);
     await flow.acted();
     expect(await runs.findRequiringAction(user.id, [])).toBeUndefined();
+  });
+});
+
+describe('a gateway model', () => {
+  const replies = {
+    chat: { call: () => chat.toolCall('call_abc', 'get_weather', ['{"city": "Oslo"}']), text: () => chat.text(['Done.']) },
+    responses: { call: () => responses.functionCall('call_abc', 'get_weather', ['{"city": "Oslo"}']), text: () => responses.text(['Done.']) },
+    native: { call: () => native.functionCall('get_weather', { city: 'Oslo' }), text: () => native.text(['Done.']) },
+  };
+
+  it.each(['chat', 'responses', 'native'] as const)('is offered client tools in the %s wire format, parks on its call, and reads the output', async (format) => {
+    const { key } = await stack.user();
+    const model = `model-${crypto.randomUUID()}`;
+    const agent = await api(stack, key, 'POST', '/api/agents', { name: 'gw', model, api_format: format });
+    expect(agent.status, JSON.stringify(agent.body)).toBe(201);
+    gateway.script(model, { frames: replies[format].call() }, { frames: replies[format].text() });
+    const flow = whenParked(async (runId, calls) => {
+      expect(calls).toEqual([expect.objectContaining({ name: 'get_weather', arguments: { city: 'Oslo' } })]);
+      await outputs(stack, key, runId, [{ call_id: calls[0]!.id, output: 'snowing, -3 °C' }]);
+    });
+    const res = await startRun(stack, key, { q: 'Weather in Oslo?', agent_id: agent.body.id, client_tools: [WEATHER] }, flow.onEvent);
+    await flow.acted();
+    expect(ofType(res.events, 'answer')[0]!.data.content).toBe('Done.');
+    const [first, second] = gateway.requestsFor(model);
+    // The function with its schema went out with the request, and the output came back to the model.
+    expect(JSON.stringify(first!.body)).toContain('"get_weather"');
+    expect(JSON.stringify(first!.body)).toContain('"city"');
+    expect(JSON.stringify(second!.body)).toContain('snowing, -3 °C');
   });
 });
 

@@ -20,6 +20,17 @@ export interface DagState {
   wave: number;
   /** The knowledge-base passages each finished node's output used. */
   citations?: Record<string, Citation[]>;
+  /**
+   * Nodes parked on tool calls (approvals, client outputs): their transcript up to the calls they
+   * wait on and the step they were at, so a resumed node goes on from there rather than asking its
+   * model again (a model that is not deterministic would make new calls, with new ids).
+   */
+  parked?: Record<string, ParkedNode>;
+}
+
+export interface ParkedNode {
+  messages: ChatMessage[];
+  step: number;
 }
 
 export type LoopState = ReactState | DagState;

@@ -20,23 +20,46 @@ function nodeCitations(state: DagState): Citation[] {
   return state.plan.flatMap((node) => state.citations?.[node.id] ?? []).filter((c) => !seen.has(c.chunk_id) && Boolean(seen.add(c.chunk_id)));
 }
 
-/** A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's scope). */
-async function runNode(ctx: RunContext, node: PlanNode, wave: number, outputs: Record<string, string>): Promise<NodeOutcome> {
-  const inputs = node.depends_on.map((id): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: id, content: outputs[id] ?? '' }));
-  // A node works on the question's images as much as on its text: they come with its task.
-  const messages: ChatMessage[] = [ctx.question(node.task), ...inputs];
+/**
+ * A DAG node: a short silent ReAct on its task; its tool calls are still published (in the node's
+ * scope). A node that parked on tool calls (`parked`) goes on from those calls.
+ */
+async function runNode(ctx: RunContext, node: PlanNode, state: DagState): Promise<NodeOutcome> {
+  const { wave, outputs } = state;
   const scope = nodeScope(node.id);
   const grounded = isGrounded(ctx);
-  if (grounded && ctx.agent.knowledgeBaseIds.length > 0) {
-    const calls = [groundingCall(node.task)];
-    messages.push({ role: 'assistant', content: '', toolCalls: calls }, ...(await ctx.callTools(wave, calls, scope)));
+  const resumed = state.parked?.[node.id];
+  const messages: ChatMessage[] = resumed ? [...resumed.messages] : [];
+  /** The calls the last assistant message made; parked with the transcript while they wait. */
+  const callTools = async (step: number) => {
+    const last = messages.at(-1);
+    const calls = last?.role === 'assistant' ? (last.toolCalls ?? []) : [];
+    try {
+      messages.push(...(await ctx.callTools(wave, calls, scope)));
+    } catch (err) {
+      if (err instanceof AwaitingApproval) (state.parked ??= {})[node.id] = { messages: [...messages], step };
+      throw err;
+    }
+  };
+  let step = resumed?.step ?? 0;
+  if (resumed) {
+    await callTools(step);
+    step++;
+  } else {
+    const inputs = node.depends_on.map((id): ChatMessage => ({ role: 'tool', name: NODE_OUTPUT, toolCallId: id, content: outputs[id] ?? '' }));
+    // A node works on the question's images as much as on its text: they come with its task.
+    messages.push(ctx.question(node.task), ...inputs);
+    if (grounded && ctx.agent.knowledgeBaseIds.length > 0) {
+      messages.push({ role: 'assistant', content: '', toolCalls: [groundingCall(node.task)] });
+      await callTools(-1);
+    }
   }
   if (grounded && !foundPassages(messages)) return { output: NOTHING_FOUND, citations: [] };
-  for (let step = 0; step < NODE_STEPS; step++) {
+  for (; step < NODE_STEPS; step++) {
     const result = await ctx.complete(messages, wave, { silent: true, scope, grounded });
     if (result.toolCalls.length === 0) return { output: result.text, citations: citationsFor(result.text, messages) };
     messages.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
-    messages.push(...(await ctx.callTools(wave, result.toolCalls, scope)));
+    await callTools(step);
   }
   throw new RunFailure('node_failed', `Node ${node.id} did not finish within ${NODE_STEPS} steps`);
 }
@@ -61,11 +84,13 @@ async function plan(ctx: RunContext): Promise<DagState> {
 /** One node of a wave; its events live in its own scope, and its output is checkpointed once published. */
 async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Promise<void> {
   const scope = nodeScope(node.id);
-  await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
+  // A node back from parking announced its start already.
+  if (!state.parked?.[node.id]) await ctx.publish('node', { node_id: node.id, status: 'started' }, scope);
   try {
-    const { output, citations } = await ctx.inNode(node.id, () => runNode(ctx, node, state.wave, state.outputs));
+    const { output, citations } = await ctx.inNode(node.id, () => runNode(ctx, node, state));
     await ctx.publish('node', { node_id: node.id, status: 'succeeded', output }, scope);
     state.outputs[node.id] = output;
+    if (state.parked) delete state.parked[node.id];
     if (citations.length > 0) (state.citations ??= {})[node.id] = citations;
     await ctx.checkpoint(state);
   } catch (err) {
@@ -76,9 +101,8 @@ async function runWaveNode(ctx: RunContext, state: DagState, node: PlanNode): Pr
 
 /**
  * Runs a wave's nodes side by side and lets every one finish (its output checkpointed) before the
- * wave's outcome: a failure, or — when nodes wait for approvals — the run parks with this state;
- * a node that waited runs again from its start on resume (its events, numbered per node, are not
- * published twice) and finds its decisions.
+ * wave's outcome: a failure, or — when nodes wait for approvals or client outputs — the run parks
+ * with this state; a node that waited goes on from the calls it waited on (`parked`) on resume.
  */
 async function settleWave(ctx: RunContext, state: DagState, ready: PlanNode[]): Promise<void> {
   const settled = await Promise.allSettled(ready.map((node) => runWaveNode(ctx, state, node)));
@@ -99,7 +123,8 @@ async function settleWave(ctx: RunContext, state: DagState, ready: PlanNode[]): 
 export async function runDag(ctx: RunContext, history: ChatMessage[], resumed?: DagState): Promise<LoopOutcome> {
   const state = resumed ?? (await plan(ctx));
   const work = state.plan.filter((n) => n.id !== SYNTHESIS_NODE);
-  for (const node of work) if (!(node.id in state.outputs)) ctx.setScope(nodeScope(node.id), 0);
+  // A node that had not finished runs again from its start (its events, numbered as before, are not sent twice); one parked goes on where it was.
+  for (const node of work) if (!(node.id in state.outputs) && !state.parked?.[node.id]) ctx.setScope(nodeScope(node.id), 0);
   const absorb = (messages: ChatMessage[]) => {
     state.injected.push(...messages);
     return state;

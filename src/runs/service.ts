@@ -267,9 +267,12 @@ export class RunService {
    */
   async submitToolOutputs(userId: string, runId: string, outputs: ToolOutput[]): Promise<'recorded' | 'resuming'> {
     const run = await this.ownRun(userId, runId);
-    if (run.status !== 'requires_action') throw notRequiringAction(run);
+    // A row still `running` may be parking right now (the calls are announced before the row is written): the outputs are taken if its calls wait.
+    const parking = run.status === 'running';
+    if (run.status !== 'requires_action' && !parking) throw notRequiringAction(run);
     const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
     if (recorded.outcome === 'cancelled') throw new ConflictError('not_requires_action', 'The run was cancelled; it takes no more tool outputs');
+    if (recorded.outcome === 'not_pending' && parking) throw notRequiringAction(run);
     if (recorded.outcome === 'not_pending') throw new ConflictError('tool_output_not_pending', `The run does not wait for an output of call "${recorded.callId}" (unknown, or already answered)`);
     if (recorded.outcome === 'recorded') return 'recorded';
     // If the worker is still parking it (the job not yet delayed), it sees the outputs itself and wakes it.

@@ -51,7 +51,7 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     runDoorbell: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:bell`,
     /** Per event scope, the last sequence number published, and the `owner` attempt allowed to publish. */
     runSequence: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:seq`,
-    /** Tool calls waiting for a person's approval (DESIGN §11), their decisions, and the deadline. */
+    /** Tool calls waiting for a person's approval (DESIGN §11) or a client's output (§23): their answers, deadlines, and which are client calls. */
     runApprovals: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:approvals`,
     /** Set when a cancel was accepted; the worker stops at its next breakpoint or aborts at once. */
     runCancel: (run: RunKeyRef) => `${owned(run.userId)}run:${run.id}:cancel`,

@@ -1015,6 +1015,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/tool-outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The client's outputs for the client tool calls a run waits on (status requires_action); the last one resumes it
+         * @description Scope `chat` (or full access).
+         */
+        post: operations["postApiRunsIdToolOutputs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schedules": {
         parameters: {
             query?: never;
@@ -1793,11 +1813,21 @@ export interface components {
             output: unknown;
             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
             query: string | null;
+            /** @description The client tool calls the run waits on while `requires_action` (DESIGN §23): answer them with POST /api/runs/{id}/tool-outputs; null otherwise */
+            required_action: {
+                tool_calls: {
+                    arguments: {
+                        [key: string]: unknown;
+                    };
+                    id: string;
+                    name: string;
+                }[];
+            } | null;
             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
             schedule_id: string | null;
             started_at: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "cancelled" | "interrupted";
+            status: "queued" | "running" | "waiting" | "requires_action" | "succeeded" | "failed" | "cancelled" | "interrupted";
             /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
             trace_id: string | null;
             usage: {
@@ -1822,7 +1852,7 @@ export interface components {
         } | {
             data: {
                 /** @enum {string} */
-                status: "running" | "resumed" | "waiting";
+                status: "running" | "resumed" | "waiting" | "requires_action";
             };
             /** @constant */
             event: "status";
@@ -1866,6 +1896,20 @@ export interface components {
             };
             /** @constant */
             event: "approval_required";
+            id: string;
+        } | {
+            data: {
+                iteration: number;
+                tool_calls: {
+                    arguments: {
+                        [key: string]: unknown;
+                    };
+                    id: string;
+                    name: string;
+                }[];
+            };
+            /** @constant */
+            event: "client_tool_calls";
             id: string;
         } | {
             data: {
@@ -2057,7 +2101,7 @@ export interface components {
             created_at: string;
             description: string;
             disabled_reason: string | null;
-            events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting")[];
+            events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
             /** Format: uuid */
             id: string;
             is_active: boolean;
@@ -2070,7 +2114,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @enum {string} */
-            event: "run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting";
+            event: "run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action";
             /** Format: uuid */
             id: string;
             last_error: string | null;
@@ -2147,7 +2191,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit";
+                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit" | "not_requires_action" | "tool_output_not_pending";
                     message: string;
                 };
             };
@@ -2841,7 +2885,7 @@ export interface operations {
                 mode?: "react" | "dag";
                 page?: number;
                 size?: number;
-                status?: "queued" | "running" | "waiting" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                status?: "queued" | "running" | "waiting" | "requires_action" | "succeeded" | "failed" | "cancelled" | "interrupted";
                 to?: string;
                 user_id?: string;
             };
@@ -2891,11 +2935,21 @@ export interface operations {
                             output: unknown;
                             /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                             query: string | null;
+                            /** @description The client tool calls the run waits on while `requires_action` (DESIGN §23): answer them with POST /api/runs/{id}/tool-outputs; null otherwise */
+                            required_action: {
+                                tool_calls: {
+                                    arguments: {
+                                        [key: string]: unknown;
+                                    };
+                                    id: string;
+                                    name: string;
+                                }[];
+                            } | null;
                             /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
                             schedule_id: string | null;
                             started_at: string | null;
                             /** @enum {string} */
-                            status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                            status: "queued" | "running" | "waiting" | "requires_action" | "succeeded" | "failed" | "cancelled" | "interrupted";
                             /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
                             trace_id: string | null;
                             usage: {
@@ -2970,11 +3024,21 @@ export interface operations {
                         output: unknown;
                         /** @description The question; null once its conversation was deleted (the record stays for usage, without content) */
                         query: string | null;
+                        /** @description The client tool calls the run waits on while `requires_action` (DESIGN §23): answer them with POST /api/runs/{id}/tool-outputs; null otherwise */
+                        required_action: {
+                            tool_calls: {
+                                arguments: {
+                                    [key: string]: unknown;
+                                };
+                                id: string;
+                                name: string;
+                            }[];
+                        } | null;
                         /** @description The schedule that started the run (DESIGN §19); null for runs started otherwise */
                         schedule_id: string | null;
                         started_at: string | null;
                         /** @enum {string} */
-                        status: "queued" | "running" | "waiting" | "succeeded" | "failed" | "cancelled" | "interrupted";
+                        status: "queued" | "running" | "waiting" | "requires_action" | "succeeded" | "failed" | "cancelled" | "interrupted";
                         /** @description The OpenTelemetry trace of the run (DESIGN §18): the request that started it, its worker attempts, model and tool calls; null when tracing is off */
                         trace_id: string | null;
                         usage: {
@@ -3060,10 +3124,11 @@ export interface operations {
              *     | event | data |
              *     |---|---|
              *     | `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |
-             *     | `status` | `{status: "running" \| "resumed" \| "waiting"}` |
+             *     | `status` | `{status: "running" \| "resumed" \| "waiting" \| "requires_action"}` |
              *     | `thought` | `{iteration, text}` |
              *     | `token` | `{iteration, text}` (incremental answer text) |
              *     | `tool_call` | `{iteration, call_id, name, arguments}` |
+             *     | `client_tool_calls` | `{iteration, tool_calls: [{id, name, arguments}]}`: calls of the run's `client_tools` for the client to run (DESIGN §23), before `status: requires_action`; answer with POST /api/runs/{id}/tool-outputs |
              *     | `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |
              *     | `tool_result` | `{iteration, call_id, name, output, is_error}` |
              *     | `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |
@@ -4450,6 +4515,11 @@ export interface operations {
             content: {
                 "application/json": {
                     agent_id?: string | null;
+                    client_tools?: {
+                        description?: string;
+                        name: string;
+                        parameters?: unknown;
+                    }[];
                     conversation_id?: string | null;
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
@@ -4470,10 +4540,11 @@ export interface operations {
              *     | event | data |
              *     |---|---|
              *     | `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |
-             *     | `status` | `{status: "running" \| "resumed" \| "waiting"}` |
+             *     | `status` | `{status: "running" \| "resumed" \| "waiting" \| "requires_action"}` |
              *     | `thought` | `{iteration, text}` |
              *     | `token` | `{iteration, text}` (incremental answer text) |
              *     | `tool_call` | `{iteration, call_id, name, arguments}` |
+             *     | `client_tool_calls` | `{iteration, tool_calls: [{id, name, arguments}]}`: calls of the run's `client_tools` for the client to run (DESIGN §23), before `status: requires_action`; answer with POST /api/runs/{id}/tool-outputs |
              *     | `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |
              *     | `tool_result` | `{iteration, call_id, name, output, is_error}` |
              *     | `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |
@@ -5361,6 +5432,11 @@ export interface operations {
             content: {
                 "application/json": {
                     agent_id?: string | null;
+                    client_tools?: {
+                        description?: string;
+                        name: string;
+                        parameters?: unknown;
+                    }[];
                     conversation_id?: string | null;
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
@@ -5381,10 +5457,11 @@ export interface operations {
              *     | event | data |
              *     |---|---|
              *     | `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |
-             *     | `status` | `{status: "running" \| "resumed" \| "waiting"}` |
+             *     | `status` | `{status: "running" \| "resumed" \| "waiting" \| "requires_action"}` |
              *     | `thought` | `{iteration, text}` |
              *     | `token` | `{iteration, text}` (incremental answer text) |
              *     | `tool_call` | `{iteration, call_id, name, arguments}` |
+             *     | `client_tool_calls` | `{iteration, tool_calls: [{id, name, arguments}]}`: calls of the run's `client_tools` for the client to run (DESIGN §23), before `status: requires_action`; answer with POST /api/runs/{id}/tool-outputs |
              *     | `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |
              *     | `tool_result` | `{iteration, call_id, name, output, is_error}` |
              *     | `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |
@@ -5435,6 +5512,11 @@ export interface operations {
             content: {
                 "application/json": {
                     agent_id?: string | null;
+                    client_tools?: {
+                        description?: string;
+                        name: string;
+                        parameters?: unknown;
+                    }[];
                     conversation_id?: string | null;
                     doc_mode?: ("auto" | "grounded" | "off") | null;
                     image_ids?: (string | string[]) | null;
@@ -5639,10 +5721,11 @@ export interface operations {
              *     | event | data |
              *     |---|---|
              *     | `run` | `{run_id, conversation_id, agent_id, mode, status: "queued"}` (always first) |
-             *     | `status` | `{status: "running" \| "resumed" \| "waiting"}` |
+             *     | `status` | `{status: "running" \| "resumed" \| "waiting" \| "requires_action"}` |
              *     | `thought` | `{iteration, text}` |
              *     | `token` | `{iteration, text}` (incremental answer text) |
              *     | `tool_call` | `{iteration, call_id, name, arguments}` |
+             *     | `client_tool_calls` | `{iteration, tool_calls: [{id, name, arguments}]}`: calls of the run's `client_tools` for the client to run (DESIGN §23), before `status: requires_action`; answer with POST /api/runs/{id}/tool-outputs |
              *     | `approval_required` | `{iteration, call_id, name, arguments}` (decide with POST /api/runs/{id}/approvals) |
              *     | `tool_result` | `{iteration, call_id, name, output, is_error}` |
              *     | `plan` | `{nodes: [{id, task, depends_on}]}` (DAG) |
@@ -5675,6 +5758,57 @@ export interface operations {
             403: components["responses"]["403"];
             404: components["responses"]["404"];
             410: components["responses"]["410"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiRunsIdToolOutputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    tool_outputs: {
+                        call_id: string;
+                        output: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        run_id: string;
+                        /** @enum {string} */
+                        status: "recorded" | "resuming";
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -6047,7 +6181,7 @@ export interface operations {
                 "application/json": {
                     /** @default  */
                     description?: string;
-                    events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting")[];
+                    events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
                     /** @default true */
                     is_active?: boolean;
                     url: string;
@@ -6073,7 +6207,7 @@ export interface operations {
                         created_at: string;
                         description: string;
                         disabled_reason: string | null;
-                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting")[];
+                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
                         /** Format: uuid */
                         id: string;
                         is_active: boolean;
@@ -6176,7 +6310,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events?: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting")[];
+                    events?: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
                     is_active?: boolean;
                     url?: string;
                 };
@@ -6319,7 +6453,7 @@ export interface operations {
                         created_at: string;
                         description: string;
                         disabled_reason: string | null;
-                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting")[];
+                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
                         /** Format: uuid */
                         id: string;
                         is_active: boolean;

@@ -78,4 +78,4 @@ export function excerpt(text: string | null | undefined, length = 80): string {
   return line.length > length ? `${line.slice(0, length - 1)}…` : line;
 }
 
-export const RUN_TONES: Record<string, string> = { succeeded: 'succeeded', failed: 'failed', cancelled: 'failed', interrupted: 'failed', running: 'running', queued: 'running', waiting: 'waiting' };
+export const RUN_TONES: Record<string, string> = { succeeded: 'succeeded', failed: 'failed', cancelled: 'failed', interrupted: 'failed', running: 'running', queued: 'running', waiting: 'waiting', requires_action: 'waiting' };

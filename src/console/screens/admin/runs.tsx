@@ -10,11 +10,12 @@ import { Pager } from '../../ui/pager';
 import { ConfirmButton } from '../../ui/confirm';
 import { useUserNames } from './shared';
 import { RunLink } from '../runs/links';
+import { FINAL_RUN_STATUSES, RUN_STATUSES } from '../../../shared/run-statuses.js';
 
 type RunQuery = NonNullable<paths['/api/admin/runs']['get']['parameters']['query']>;
 type AdminRun = paths['/api/admin/runs']['get']['responses'][200]['content']['application/json']['items'][number];
-const STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
-const ACTIVE = new Set(['queued', 'running', 'waiting']);
+const STATUSES = RUN_STATUSES;
+const ACTIVE = new Set(RUN_STATUSES.filter((status) => !(FINAL_RUN_STATUSES as readonly string[]).includes(status)));
 
 /** Runs across users (DESIGN §9), newest first, filtered by status and user; an active run can be cancelled. */
 export default function AdminRunsScreen() {

@@ -27,6 +27,11 @@ export function RunCard({ run, onDecide }: { run: RunView; onDecide: Decide }) {
             </a>
           )}
         </p>
+        {run.status === 'requires_action' && (
+          <p class="notice small" role="status">
+            Waiting for the client's tool outputs
+          </p>
+        )}
         {run.droppedItems > 0 && <p class="muted small">{run.droppedItems} earlier steps not shown.</p>}
         {run.plan && <PlanTable nodes={run.plan} />}
         {run.items.length > 0 && (
@@ -123,10 +128,10 @@ function ToolStep({ item }: { item: Extract<RunItem, { kind: 'tool' }> }) {
   return (
     <div class="tool">
       <p>
-        <span class="tag">Tool</span> <strong>{item.name}</strong> <span class="tool-args">{inlineText(item.arguments)}</span>
+        <span class="tag">{item.client ? 'Client tool' : 'Tool'}</span> <strong>{item.name}</strong> <span class="tool-args">{inlineText(item.arguments)}</span>
       </p>
       {!result ? (
-        <p class="muted small">running…</p>
+        <p class="muted small">{item.client ? "waiting for the client's output…" : 'running…'}</p>
       ) : short ? (
         <p class={result.isError ? 'tool-result failed' : 'tool-result'}>
           {result.isError ? 'Failed: ' : '→ '}

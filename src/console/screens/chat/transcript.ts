@@ -28,7 +28,7 @@ export type RunItem =
   | { kind: 'thought'; text: string }
   /** `replaced`: a draft answer that an injected message made the run answer again (shown folded). */
   | { kind: 'text'; text: string; replaced?: boolean }
-  | { kind: 'tool'; callId: string; name: string; arguments: Record<string, unknown>; result?: { output: unknown; isError: boolean } }
+  | { kind: 'tool'; callId: string; name: string; arguments: Record<string, unknown>; result?: { output: unknown; isError: boolean }; client?: true }
   | { kind: 'approval'; callId: string; name: string; arguments: Record<string, unknown>; decision?: 'approve' | 'reject' | 'decided' }
   | { kind: 'injected'; messageId: string; content: string }
   | { kind: 'compaction'; summarized: number; before: number; after: number }
@@ -139,6 +139,9 @@ export function applyEvent(run: RunView, event: RunEvent): RunView {
       return onToken(run, event.data);
     case 'tool_call':
       return withItem(flushStreamed(run), { kind: 'tool', callId: event.data.call_id, name: event.data.name, arguments: event.data.arguments });
+    case 'client_tool_calls':
+      // DESIGN §23: calls the API client runs; their results arrive under the same ids once it answers.
+      return event.data.tool_calls.reduce((view, call) => withItem(view, { kind: 'tool', callId: call.id, name: call.name, arguments: call.arguments, client: true }), flushStreamed(run));
     case 'approval_required':
       return withItem(flushStreamed(run), { kind: 'approval', callId: event.data.call_id, name: event.data.name, arguments: event.data.arguments });
     case 'tool_result':

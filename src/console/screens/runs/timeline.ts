@@ -17,18 +17,22 @@ export const MAX_TIMELINE = 500;
 
 const msOf = (id: string) => Number(id.split('-')[0]) || 0;
 
+const STATUS_LINES = { running: 'Running', resumed: 'Resumed', waiting: 'Waiting for an approval', requires_action: "Waiting for the client's tool outputs" } as const;
+
 function describe(event: RunEvent): string {
   switch (event.type) {
     case 'run':
       return `Queued (${event.data.mode === 'dag' ? 'DAG' : 'ReAct'})`;
     case 'status':
-      return event.data.status === 'waiting' ? 'Waiting for an approval' : event.data.status === 'resumed' ? 'Resumed' : 'Running';
+      return STATUS_LINES[event.data.status];
     case 'thought':
       return event.data.text;
     case 'token':
       return event.data.text;
     case 'tool_call':
       return `${event.data.name}(${inlineText(event.data.arguments)})`;
+    case 'client_tool_calls':
+      return `Client tool calls: ${event.data.tool_calls.map((call) => `${call.name}(${inlineText(call.arguments)})`).join(', ')}`;
     case 'approval_required':
       return `${event.data.name} needs approval`;
     case 'tool_result':
