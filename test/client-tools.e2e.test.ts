@@ -249,6 +249,20 @@ describe('a client tool call', () => {
     expect(JSON.parse(done!.body).type).toBe('run.succeeded');
   });
 
+  it('a background run: GET ?wait answers once the run waits for the client (not after the whole wait), then once it ends', async () => {
+    const { key } = await stack.user();
+    const started = await api(stack, key, 'POST', '/api/runs', { mode: 'react', q: 'Ask get_weather for Lima', client_tools: [WEATHER] });
+    expect(started.status).toBe(202);
+    // A wait of 60 s outlasts the test's own timeout: only an answer at the park lets it pass.
+    const parked = await api(stack, key, 'GET', `/api/runs/${started.body.run_id}?wait=60`);
+    expect(parked.body).toMatchObject({ status: 'requires_action', required_action: { tool_calls: [{ name: 'get_weather', arguments: { city: 'Lima' } }] } });
+    const [call] = parked.body.required_action.tool_calls;
+    expect((await outputs(stack, key, started.body.run_id, [{ call_id: call.id, output: 'fog, 17 °C' }])).status).toBe(202);
+    const done = await api(stack, key, 'GET', `/api/runs/${started.body.run_id}?wait=60`);
+    expect(done.body).toMatchObject({ status: 'succeeded', required_action: null });
+    expect(done.body.answer).toContain('fog, 17 °C');
+  });
+
   it('findRequiringAction finds the user’s parked run by all of its call ids, and no one else’s', async () => {
     const { key, user } = await stack.user();
     const other = await stack.user();

@@ -6,7 +6,7 @@ import { Reply, route, type Route } from '../http/route.js';
 import { CancelAccepted, RunAccepted, RunRecord, runEventStream, runStreamHeaders } from '../http/openapi-records.js';
 import { integerText, uuidText, docMode, imageIds, multitaskStrategy, outputSchema } from '../http/validation.js';
 import { schemaFormat } from '../shared/output-schema.js';
-import { longPollBody, untilDone } from '../runs/wait.js';
+import { longPollBody, untilDoneOrRequiresAction } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
 import type { AccessRule } from '../auth/guard.js';
 import type { Principal } from '../auth/authenticator.js';
@@ -86,15 +86,15 @@ export function runRoutes(services: Services): Route[] {
     route({
       method: 'GET',
       path: '/api/runs/:id',
-      summary: 'Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final or N seconds have passed',
+      summary: 'Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final, waits for your tool outputs (requires_action), or N seconds have passed',
       auth: { scope: 'chat' },
       responses: { 200: RunRecord },
       params: RunPath,
       query: ReadQuery,
       handle: async ({ principal, params, query, ctx }) => {
         const run = await runs.ownRun(principal.user.id, params.id);
-        if (run.isFinal || !query.wait) return run.toPublic();
-        const waited = untilDone(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
+        if (run.isFinal || run.status === 'requires_action' || !query.wait) return run.toPublic();
+        const waited = untilDoneOrRequiresAction(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
         return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
       },
     }),

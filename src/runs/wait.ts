@@ -5,22 +5,25 @@ import type { RunLease } from '../shared/run-lease.js';
 import type { EventRelay } from './relay.js';
 import { runRef } from './service.js';
 
+/** The events after which a waiting reader has its answer: the run ended, or it waits for the reader's tool outputs (DESIGN §23). */
+const answersWait = (event: { type: string; data: string }) => event.type === 'done' || (event.type === 'status' && (JSON.parse(event.data) as { status?: string }).status === 'requires_action');
+
 /**
- * Resolves when the run's `done` event is published, or after `ms`. Waits on the web process's
- * shared Redis subscriber: no Postgres connection and no worker is held meanwhile. `done` is
- * always a stream's last event, so listening after the last event seen cannot miss it.
+ * Resolves when the run's `done` event is published, or its `status: requires_action` (it waits for
+ * the caller's tool outputs), or after `ms`. Waits on the web process's shared Redis subscriber: no
+ * Postgres connection and no worker is held meanwhile. Listening after the last event seen cannot miss either.
  */
-export async function untilDone(relay: EventRelay, lease: RunLease, run: Run, ms: number): Promise<void> {
+export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLease, run: Run, ms: number): Promise<void> {
   const ref = runRef(run);
   const last = await lease.lastEvent(ref);
-  if (!last || last.type === 'done') return;
+  if (!last || answersWait(last)) return;
   let stop: (() => void) | undefined;
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
       timer = setTimeout(resolve, ms);
-      relay.listen(ref, last.id, (events) => events.some((event) => event.type === 'done') && resolve()).then(
+      relay.listen(ref, last.id, (events) => events.some(answersWait) && resolve()).then(
         // A listen still subscribing when the wait ended is stopped as soon as it is in place.
         (unlisten) => (ended ? unlisten() : (stop = unlisten)),
         reject,

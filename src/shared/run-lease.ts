@@ -265,12 +265,13 @@ export class RunLease {
     await this.redis.pipeline().zadd(key, expiry, run.id).expire(key, this.options.markerTtlSeconds).exec();
   }
 
-  /** The run's last event (its id and type), if its stream is still kept. */
-  async lastEvent(run: RunRef): Promise<{ id: string; type: string } | undefined> {
+  /** The run's last event (its id, type and data as stored), if its stream is still kept. */
+  async lastEvent(run: RunRef): Promise<{ id: string; type: string; data: string } | undefined> {
     const [entry] = await this.redis.xrevrange(this.keys.runEvents(run), '+', '-', 'COUNT', 1);
     if (!entry) return undefined;
     const [id, fields] = entry;
-    return { id, type: fields[fields.indexOf('type') + 1] ?? '' };
+    const field = (name: string) => (fields.includes(name) ? (fields[fields.indexOf(name) + 1] ?? '') : '');
+    return { id, type: field('type'), data: field('data') || '{}' };
   }
 
   /** Whether the run's stream is still kept (it expires `streamTtlSeconds` after `done`). */

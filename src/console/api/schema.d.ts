@@ -943,7 +943,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final or N seconds have passed
+         * Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final, waits for your tool outputs (requires_action), or N seconds have passed
          * @description Scope `chat` (or full access).
          */
         get: operations["getApiRunsId"];
