@@ -322,7 +322,7 @@ export class RunLease {
   private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<[number, string]> {
     const k = this.holdKeys(run);
     const queue = this.keys.conversationQueue(run.userId, run.conversationId);
-    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), queue, run.id, honourCancel, owner, this.options.markerTtlSeconds));
+    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), queue, this.keys.runApprovals(run), run.id, honourCancel, owner, this.options.markerTtlSeconds));
   }
 }
 

@@ -11,13 +11,16 @@
   KEYS[4] the user's active runs
   KEYS[5] the run's sequence hash (`owner`)
   KEYS[6] the conversation's queue of waiting runs
+  KEYS[7] the run's approvals hash (its gated and client tool calls)
   ARGV[1] run id
   ARGV[2] '1' = a pending cancel wins (finishing); '0' = release regardless (failing, cancelling)
   ARGV[3] owner attempt ('' = not fenced: the web undoing a claim)
   ARGV[4] marker TTL in seconds (for the run that takes over)
 
   Returns {2, cancel kind} when a cancel is pending (and ARGV[2] = '1'), {0, ''} when an inject is
-  waiting, {1, next run id or ''} when finished (marker, cap entry and cancel flag released);
+  waiting, {1, next run id or ''} when finished (marker, cap entry and cancel flag released, and the
+  approvals hash with the flag: a client's tool output after a cancel is refused, never taken by a run
+  that is over);
   error SUPERSEDED when another attempt owns the run.
 ]]
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[5], 'owner') ~= ARGV[3] then
@@ -41,5 +44,5 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then
   end
 end
 redis.call('ZREM', KEYS[4], ARGV[1])
-redis.call('DEL', KEYS[3])
+redis.call('DEL', KEYS[3], KEYS[7])
 return {1, nextRun}
