@@ -66,9 +66,9 @@ describe('a stream never runs ahead of the record (DESIGN §21)', () => {
       const runs = await Promise.all(Array.from({ length: 4 }, start));
       const ids = runs.map((r) => r.body.run_id as string);
       const readers = ids.map(readAtWaiting);
-      // Every run's park is blocked in Postgres on the held lock.
+      // Every run's park is blocked in Postgres on the held lock (only the trigger on writing `waiting` takes it).
       await eventually(async () => {
-        const { rows } = await holder.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory' and query ilike '%status = ''waiting''%'`);
+        const { rows } = await holder.query(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory' and query ilike '%update runs set status = %'`);
         return rows[0].n === ids.length;
       }, 'every run parking, blocked on the held lock');
       const keys = redisKeys({ keyPrefix: stack.env.REDIS_KEY_PREFIX!, clusterNodes: [] });
