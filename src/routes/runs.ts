@@ -93,7 +93,7 @@ export function runRoutes(services: Services): Route[] {
       query: ReadQuery,
       handle: async ({ principal, params, query, ctx }) => {
         const run = await runs.ownRun(principal.user.id, params.id);
-        if (run.isFinal || run.status === 'requires_action' || !query.wait) return run.toPublic();
+        if (run.isFinal || !query.wait) return run.toPublic();
         const waited = untilDoneOrRequiresAction(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
         return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
       },

@@ -16,7 +16,9 @@ const answersWait = (event: { type: string; data: string }) => event.type === 'd
 export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLease, run: Run, ms: number): Promise<void> {
   const ref = runRef(run);
   const last = await lease.lastEvent(ref);
-  if (!last || answersWait(last)) return;
+  if (!last || last.type === 'done') return;
+  // Parked for the caller's outputs: answer now, unless they are all in and the run is about to resume.
+  if (answersWait(last) && !(await lease.shouldWake(ref))) return;
   let stop: (() => void) | undefined;
   let ended = false;
   let timer: NodeJS.Timeout | undefined;
