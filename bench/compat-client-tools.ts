@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { benchEnvironment, percentile, readEvents, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, firstEventMs, isChatContent, isChatDone, percentile, round, spawnProcess, stop } from './support.js';
 
 /**
  * A client-tool round trip (DESIGN §23) on /v1/chat/completions with the local model: the time
@@ -19,18 +19,7 @@ const post = (url: string, key: string, body: unknown) =>
   fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
 
 /** Ms from `started` to the first content delta of a streamed chat completion; fails if it does not end with [DONE]. */
-async function firstContent(started: number, response: Promise<Response>): Promise<number> {
-  const res = await response;
-  if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
-  let first = NaN;
-  let ended = false;
-  await readEvents(res, ({ data }) => {
-    if (data === '[DONE]') ended = true;
-    else if (Number.isNaN(first) && (JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content) first = performance.now() - started;
-  });
-  if (!ended || Number.isNaN(first)) throw new Error('the stream ended early');
-  return first;
-}
+const firstContent = (started: number, response: Promise<Response>) => firstEventMs(started, response, isChatContent, isChatDone);
 
 const fresh = (url: string, key: string, model: string) => () => firstContent(performance.now(), post(url, key, { model, stream: true, messages: [{ role: 'user', content: 'hello' }] }));
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { keywordSearch } from '../src/knowledge/keyword-search.js';
 import { PASSAGES, QUESTIONS } from './data/public-domain-faq.js';
-import { benchEnvironment, percentile, round } from './support.js';
+import { benchEnvironment, percentile, round, seededRandom } from './support.js';
 
 /**
  * Keyword retrieval (issue 34, DESIGN §23): today's ranking (chunks holding any of the question's
@@ -41,17 +41,6 @@ const SEARCHES: [name: string, search: Search][] = [
   ['any term, BM25 (now)', anyTermSearch],
 ];
 
-/** mulberry32: a seeded generator, so every run builds the same corpus. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Distractors: 60–100 words, a third of them from the labelled passages' own vocabulary (so the
@@ -59,7 +48,7 @@ function generator(seed: number) {
  * drawn Zipf-like (a few everywhere, most rare).
  */
 function distractors(count: number): string[] {
-  const random = generator(34);
+  const random = seededRandom(34);
   const real = [...new Set(Object.values(PASSAGES).join(' ').toLowerCase().match(/[a-z]{3,}/g))];
   const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qui', 'bel', 'dor', 'fen', 'gar', 'hul'];
   const madeUp = Array.from({ length: 8000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));

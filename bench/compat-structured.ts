@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { benchEnvironment, completedPerSecond, percentile, readEvents, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, completedPerSecond, firstEventMs, interleaved, isChatContent, isChatDone, percentile, round, spawnProcess, stop } from './support.js';
 
 /**
  * Structured outputs (DESIGN §23): the same run with an output schema and without, paired, through
@@ -26,47 +26,22 @@ type Run = () => Promise<number>;
 const post = (url: string, key: string, path: string, body: unknown) =>
   fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
 
-/** ms from the request to the first event `isFirst` accepts; fails unless the stream ends as `isEnd` says a good one does. */
-async function firstOf(path: string, response: Promise<Response>, isFirst: (event: string | undefined, data: string) => boolean, isEnd: (event: string | undefined, data: string) => boolean): Promise<number> {
-  const started = performance.now();
-  const res = await response;
-  if (!res.ok || !res.body) throw new Error(`${path}: status ${res.status}: ${await res.text()}`);
-  let first = NaN;
-  let ended = false;
-  await readEvents(res, ({ event, data }) => {
-    if (Number.isNaN(first) && isFirst(event, data)) first = performance.now() - started;
-    ended ||= isEnd(event, data);
-  });
-  if (!ended || Number.isNaN(first)) throw new Error(`${path}: the stream ended early`);
-  return first;
-}
-
 const react = (url: string, key: string, agentId: string, schema: object | undefined): Run => () =>
-  firstOf('/api/react', post(url, key, '/api/react', { q: 'hello', agent_id: agentId, ...(schema ? { output_schema: schema } : {}) }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
+  firstEventMs(performance.now(), post(url, key, '/api/react', { q: 'hello', agent_id: agentId, ...(schema ? { output_schema: schema } : {}) }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded', '/api/react');
 
 const chat = (url: string, key: string, agentId: string, schema: object | undefined): Run => () =>
-  firstOf(
-    '/v1/chat/completions',
+  firstEventMs(
+    performance.now(),
     post(url, key, '/v1/chat/completions', {
       model: `agent:${agentId}`,
       stream: true,
       messages: [{ role: 'user', content: 'hello' }],
       ...(schema ? { response_format: { type: 'json_schema', json_schema: { name: 'words', schema, strict: true } } } : {}),
     }),
-    (_event, data) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
-    (_event, data) => data === '[DONE]',
+    isChatContent,
+    isChatDone,
+    '/v1/chat/completions',
   );
-
-/** Both runs of a pair one after the other, the order alternating, so drift falls on both alike. */
-async function paired(runs: Record<string, Run>, count: number): Promise<Record<string, number[]>> {
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (let i = 0; i < WARM_UP; i++) for (const run of Object.values(runs)) await run();
-  for (let i = 0; i < count; i++) {
-    const order = i % 2 === 0 ? Object.entries(runs) : Object.entries(runs).reverse();
-    for (const [name, run] of order) samples[name]!.push(await run());
-  }
-  return samples;
-}
 
 const p50 = (values: number[]) => round(percentile(values, 50));
 const p99 = (values: number[]) => round(percentile(values, 99));
@@ -74,7 +49,7 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 async function firstTokens(url: string, key: string, agentId: string): Promise<void> {
   for (const [path, make] of [['/api/react', react], ['/v1/chat/completions', chat]] as const) {
-    const samples = await paired({ 'without schema': make(url, key, agentId, undefined), 'with schema': make(url, key, agentId, SCHEMA) }, SEQUENTIAL);
+    const samples = await interleaved({ 'without schema': make(url, key, agentId, undefined), 'with schema': make(url, key, agentId, SCHEMA) }, SEQUENTIAL, WARM_UP);
     const without = samples['without schema']!;
     const withSchema = samples['with schema']!;
     console.log(`\n${path}: first token, ${SEQUENTIAL} sequential pairs (interleaved), ms:`);

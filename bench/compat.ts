@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { benchEnvironment, completedPerSecond, percentile, readEvents, round, spawnProcess, stop } from './support.js';
+import { benchEnvironment, completedPerSecond, firstEventMs, interleaved, isChatContent, isChatDone, percentile, round, spawnProcess, stop } from './support.js';
 import { structuredOutputBench } from './compat-structured.js';
 import { clientToolBench } from './compat-client-tools.js';
 import { keywordRetrievalBench } from './compat-retrieval.js';
@@ -29,48 +29,18 @@ const ANSWERS = 100;
 
 type Run = () => Promise<number>;
 
-/** Reads an SSE response and returns ms from `started` to the first event `isToken` accepts; fails if the stream never ends well. */
-async function firstToken(started: number, response: Promise<Response>, isToken: (event: string | undefined, data: string) => boolean, isEnd: (event: string | undefined, data: string) => boolean): Promise<number> {
-  const res = await response;
-  if (!res.ok || !res.body) throw new Error(`status ${res.status}: ${await res.text()}`);
-  let first = NaN;
-  let ended = false;
-  await readEvents(res, ({ event, data }) => {
-    if (Number.isNaN(first) && isToken(event, data)) first = performance.now() - started;
-    ended ||= isEnd(event, data);
-  });
-  if (!ended || Number.isNaN(first)) throw new Error('the stream ended early');
-  return first;
-}
-
 const post = (url: string, key: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
 
 const react = (url: string, key: string, agentId: string): Run => () => {
   const started = performance.now();
-  return firstToken(started, post(`${url}/api/react`, key, { q: 'hello', agent_id: agentId }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
+  return firstEventMs(started, post(`${url}/api/react`, key, { q: 'hello', agent_id: agentId }), (event) => event === 'token', (event, data) => event === 'done' && JSON.parse(data).status === 'succeeded');
 };
 
 const chatCompletions = (url: string, key: string, agentId: string): Run => () => {
   const started = performance.now();
-  return firstToken(
-    started,
-    post(`${url}/v1/chat/completions`, key, { model: `agent:${agentId}`, stream: true, messages: [{ role: 'user', content: 'hello' }] }),
-    (_event, data) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
-    (_event, data) => data === '[DONE]',
-  );
+  return firstEventMs(started, post(`${url}/v1/chat/completions`, key, { model: `agent:${agentId}`, stream: true, messages: [{ role: 'user', content: 'hello' }] }), isChatContent, isChatDone);
 };
-
-/** Sequential runs of both, interleaved one by one, so drift falls on both alike. */
-async function interleaved(runs: Record<string, Run>, count: number): Promise<Record<string, number[]>> {
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (let i = 0; i < WARM_UP; i++) for (const run of Object.values(runs)) await run();
-  for (let i = 0; i < count; i++) {
-    const order = i % 2 === 0 ? Object.entries(runs) : Object.entries(runs).reverse();
-    for (const [name, run] of order) samples[name]!.push(await run());
-  }
-  return samples;
-}
 
 async function mcpCaller(url: string, key: string, agentName: string) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -132,7 +102,7 @@ async function ecosystemClients() {
     const agentId = ((await created.json()) as { id: string }).id;
 
     const runs = { '/api/react': react(url, key, agentId), '/v1/chat/completions': chatCompletions(url, key, agentId) };
-    const sequential = await interleaved(runs, SEQUENTIAL);
+    const sequential = await interleaved(runs, SEQUENTIAL, WARM_UP);
     const native = sequential['/api/react']!;
     const facade = sequential['/v1/chat/completions']!;
     console.log(`\nfirst token, ${SEQUENTIAL} sequential runs each (interleaved), ms:`);
@@ -159,7 +129,7 @@ async function ecosystemClients() {
 
     const mcp = await mcpCaller(url, key, agentName);
     try {
-      const answers = await interleaved({ 'POST /api/runs + ?wait': backgroundRun(url, key, agentId), 'MCP tools/call': mcp.call }, ANSWERS);
+      const answers = await interleaved({ 'POST /api/runs + ?wait': backgroundRun(url, key, agentId), 'MCP tools/call': mcp.call }, ANSWERS, WARM_UP);
       const background = answers['POST /api/runs + ?wait']!;
       const tool = answers['MCP tools/call']!;
       console.log(`\ntime to the answer, ${ANSWERS} sequential runs each (interleaved), ms:`);

@@ -13,7 +13,7 @@ import { startPglite } from '../test/support/pglite.js';
 import { TestGateway } from '../test/support/gateway.js';
 import { fakeEmbedding } from '../test/support/fake-embeddings.js';
 import { pdfWithPages } from '../test/support/documents.js';
-import { benchEnvironment, percentile, round } from './support.js';
+import { benchEnvironment, percentile, round, seededRandom } from './support.js';
 
 /**
  * Knowledge (DESIGN §14), three parts, each against a baseline measured in the same run:
@@ -30,18 +30,7 @@ const MODEL = 'text-embedding-3-small';
 const LARGE = 100_000;
 const QUERIES = 100;
 
-/** mulberry32: a seeded generator, so every run builds the same corpus. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(42);
+const random = seededRandom(42);
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'pa', 'qui', 'bel', 'dor', 'fen', 'gar', 'hul'];
 const VOCABULARY = Array.from({ length: 6000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''));
 /** Zipf-like: a few words are everywhere, most are rare, as in real text. */

@@ -193,3 +193,47 @@ export async function otlpSink(): Promise<{ url: string; exports: () => number; 
   await once(server, 'listening');
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, exports: () => exports, server };
 }
+
+type StreamTest = (event: string | undefined, data: string) => boolean;
+
+/** ms from `started` to the first event `isFirst` accepts; fails unless the stream ends as `isEnd` says a good one does. */
+export async function firstEventMs(started: number, response: Promise<Response>, isFirst: StreamTest, isEnd: StreamTest, label = ''): Promise<number> {
+  const res = await response;
+  const where = label ? `${label}: ` : '';
+  if (!res.ok || !res.body) throw new Error(`${where}status ${res.status}: ${await res.text()}`);
+  let first = NaN;
+  let ended = false;
+  await readEvents(res, ({ event, data }) => {
+    if (Number.isNaN(first) && isFirst(event, data)) first = performance.now() - started;
+    ended ||= isEnd(event, data);
+  });
+  if (!ended || Number.isNaN(first)) throw new Error(`${where}the stream ended early`);
+  return first;
+}
+
+/** A streamed chat completion's chunk that carries answer text, and its end. */
+export const isChatContent: StreamTest = (_event, data) => data !== '[DONE]' && Boolean((JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content);
+export const isChatDone: StreamTest = (_event, data) => data === '[DONE]';
+
+/** Sequential runs of each, interleaved one by one (the order alternating), after `warmUp` unmeasured rounds, so drift falls on all alike. */
+export async function interleaved(runs: Record<string, () => Promise<number>>, count: number, warmUp: number): Promise<Record<string, number[]>> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+  for (let i = 0; i < warmUp; i++) for (const run of Object.values(runs)) await run();
+  for (let i = 0; i < count; i++) {
+    const order = i % 2 === 0 ? Object.entries(runs) : Object.entries(runs).reverse();
+    for (const [name, run] of order) samples[name]!.push(await run());
+  }
+  return samples;
+}
+
+/** mulberry32: a seeded generator, so every run builds the same corpus. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
