@@ -97,29 +97,27 @@ export class RunTally {
   }
 }
 
+/** `status: requires_action`: the run waits for its client's tool outputs (DESIGN §23). */
+export const isClientPark = (event: { type: string; data: string }) => event.type === 'status' && (JSON.parse(event.data) as { status?: string }).status === 'requires_action';
+
 /**
  * The id of the event a parked run's latest parking published (`status: requires_action`), for a
- * follower of its resumption to start after. The row is parked before that event is published
- * (DESIGN §21), so a caller that found the row may be early: it then waits for the event. Ends
- * with the run's `done` id when the run ended instead, and undefined when `signal` aborts.
+ * follower of its resumption to start after. The run is parked, so that event is its last one; the row
+ * is parked before the event is published (DESIGN §21), so a caller that found the row may be early:
+ * it then waits for the event, reading only what comes after the last event. Ends with the run's
+ * `done` id when the run ended instead, and undefined when `signal` aborts.
  */
 export async function parkEventId(relay: EventRelay, run: RunRef, signal?: AbortSignal): Promise<string | undefined> {
+  const last = await relay.lastEvent(run);
+  if (last && (last.type === 'done' || isClientPark(last))) return last.id;
   let settle: (id: string | undefined) => void = () => {};
   const found = new Promise<string | undefined>((resolve) => (settle = resolve));
-  let lastPark: string | undefined;
-  let backlogRead = false;
   const onAbort = () => settle(undefined);
   signal?.addEventListener('abort', onAbort, { once: true });
-  const stop = await relay.listen(run, '0-0', (events) => {
-    for (const stored of events) {
-      if (stored.type === 'done') return settle(stored.id);
-      if (stored.type !== 'status') continue;
-      lastPark = (JSON.parse(stored.data) as { status: string }).status === 'requires_action' ? stored.id : undefined;
-    }
-    if (backlogRead && lastPark) settle(lastPark);
+  const stop = await relay.listen(run, last?.id ?? '0-0', (events) => {
+    const end = events.find((stored) => stored.type === 'done' || isClientPark(stored));
+    if (end) settle(end.id);
   });
-  backlogRead = true;
-  if (lastPark) settle(lastPark);
   try {
     return await found;
   } finally {

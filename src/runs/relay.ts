@@ -81,9 +81,14 @@ export class EventRelay {
     return () => this.remove(runId, listener);
   }
 
+  /** The run's last event as stored (its id, type and data), if its stream is still kept. */
+  lastEvent(run: RunRef): Promise<{ id: string; type: string; data: string } | undefined> {
+    return this.lease.lastEvent(run);
+  }
+
   /** Whether the run's stream ended (its `done` written) at or before event `afterId`: a client resuming there has seen everything. */
   async endedBy(run: RunRef, afterId: string): Promise<boolean> {
-    const last = await this.lease.lastEvent(run);
+    const last = await this.lastEvent(run);
     return last?.type === 'done' && compareEventIds(last.id, afterId) <= 0;
   }
 

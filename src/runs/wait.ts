@@ -3,10 +3,11 @@ import type { Run } from '../db/models.js';
 import type { Logger } from '../logger.js';
 import type { RunLease } from '../shared/run-lease.js';
 import type { EventRelay } from './relay.js';
+import { isClientPark } from './follow.js';
 import { runRef } from './service.js';
 
 /** The events after which a waiting reader has its answer: the run ended, or it waits for the reader's tool outputs (DESIGN §23). */
-const answersWait = (event: { type: string; data: string }) => event.type === 'done' || (event.type === 'status' && (JSON.parse(event.data) as { status?: string }).status === 'requires_action');
+const answersWait = (event: { type: string; data: string }) => event.type === 'done' || isClientPark(event);
 
 /**
  * Resolves when the run's `done` event is published, or its `status: requires_action` (it waits for
