@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/shared/run-lease.js';
-import { RunExecutor } from '../workers/executor.js';
-import { WorkerLifecycle } from '../workers/run-control.js';
+import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/engine/run-lease.js';
+import { RunExecutor } from '../workers/runs/executor.js';
+import { WorkerLifecycle } from '../workers/runs/run-control.js';
 import { LocalModel } from '../workers/models/local.js';
-import { workerServices } from '../workers/assembly.js';
+import { workerServices } from '../workers/runs/assembly.js';
 import { benchEnvironment, percentile, readRun, round, spawnProcess, stop } from './support.js';
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/shared/run-lease.js';
-import { workerServices } from '../workers/assembly.js';
-import { WorkerLifecycle } from '../workers/run-control.js';
-import { RunExecutor } from '../workers/executor.js';
+import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/engine/run-lease.js';
+import { workerServices } from '../workers/runs/assembly.js';
+import { WorkerLifecycle } from '../workers/runs/run-control.js';
+import { RunExecutor } from '../workers/runs/executor.js';
 import { LocalModel } from '../workers/models/local.js';
 import type { ChildProcess } from 'node:child_process';
 import { BENCH_ORIGIN, benchEnvironment, FEATURE_ENVS, FEATURES, featureLabel, percentile, ROUND_ORDERS, round, spawnProcess, stop, timedRun, type Features, type Timing } from './support.js';

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * - `model_prices`: what a model's tokens cost per million, input and output, in the one currency
  *   the operator chose. Keyed by the model name exactly as runs name it (case-sensitive).
  * - `runs.cost`: fixed when the run becomes final, at the prices of that moment, by the statement
- *   that makes it final (src/shared/run-store.ts); null when its model had no price.
+ *   that makes it final (src/engine/run-store.ts); null when its model had no price.
  * - `usage_daily.cost` and `usage_daily.priced_runs`: the rollup (migration 009) carries the sum
  *   of its runs' known costs and how many runs had one, so the usage report can tell "no price
  *   known" (null) from "free" (0). The triggers keep their semantics: one upsert per inserting

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Services } from './services.js';
-import { mountRoutes, type AppState, type BodyReader, type Route } from './http/route.js';
+import { mountRoutes, type AppState, type BodyReader, type Route } from './auth/route.js';
 import { closeUnreadBodies, errorResponses, jsonLastResort, methodsAllowed, requestContext, securityHeaders } from './http/middleware.js';
 import { jsonBody } from './http/body.js';
 import { speaksOpenAi } from './http/openai-errors.js';
@@ -30,7 +30,7 @@ import { consoleRoutes } from './routes/console.js';
 import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
 import { metricsRoute, requestMetrics, scrapeGuard } from './metrics/http.js';
-import { traceRequests } from './telemetry/http.js';
+import { traceRequests } from './http/tracing.js';
 
 /** Every route's declaration, group by group (one file each under routes/), and the OpenAPI document of them all. */
 export function apiRoutes(services: Services): Route[] {

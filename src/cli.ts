@@ -5,7 +5,7 @@ import { loadConfigOrExit } from './config.js';
 import { createLogger } from './logger.js';
 import { createKnex } from './db/knex.js';
 import { bindModels, type Role } from './db/models.js';
-import { ensureDatabase, release } from './db/setup.js';
+import { ensureDatabase, release } from './setup.js';
 import { findUserByEmail } from './auth/users.js';
 import { scopesField } from './auth/scopes.js';
 import { createRedis } from './redis/connection.js';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit, type Config } from './config.js';
 import { createLogger, prettyLineFormatter } from './logger.js';
 import { createKnex } from './db/knex.js';
-import { ensureDatabase, release } from './db/setup.js';
+import { ensureDatabase, release } from './setup.js';
 import { createRedis } from './redis/connection.js';
 import { buildIdentityServices } from './services.js';
 import { createUser, userCount } from './auth/users.js';

@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestApp, type TestApp } from './support/app.js';
 import { createDatabase } from './support/database.js';
 import { createKnex } from '../src/db/knex.js';
-import { RunStore } from '../src/shared/run-store.js';
+import { RunStore } from '../src/engine/run-store.js';
 
 /**
  * Agents change and are versioned, and are deleted (DESIGN §20), on a database of their own (its

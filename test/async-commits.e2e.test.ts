@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream } from './support/sse.js';
 import { RUN_QUEUE, RunJobSchema } from '../src/shared/jobs.js';
-import { RunStore } from '../src/shared/run-store.js';
+import { RunStore } from '../src/engine/run-store.js';
 import { Superseded } from '../src/shared/errors.js';
 import type { Usage } from '../src/shared/events.js';
 

@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { BudgetLedger, type BudgetRef, type BudgetReservation } from '../src/budgets/ledger.js';
 import { createRedis } from '../src/redis/connection.js';
 import { deleteKeysWithPrefix, redisKeys, type ScriptedRedis } from '../src/shared/redis-keys.js';
-import { BudgetSpent, RunBudget } from '../workers/run-budget.js';
+import { BudgetSpent, RunBudget } from '../workers/runs/run-budget.js';
 import { uniqueId } from './support/app.js';
 import { eventually } from './support/eventually.js';
 

@@ -10,7 +10,7 @@ import { jsonBody } from '../src/http/body.js';
 import { errorResponses } from '../src/http/middleware.js';
 import { MAX_JSON_DEPTH } from '../src/http/validation.js';
 import { RateLimitedError, ValidationError } from '../src/shared/errors.js';
-import type { AppState } from '../src/http/route.js';
+import type { AppState } from '../src/http/context.js';
 
 /** DESIGN §21: the web's CPU pool answers as the event loop would, only elsewhere. */
 const pool = new CpuPool({ threads: 2, queue: 16 });

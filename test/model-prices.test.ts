@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from './support/app.js';
 import { createDatabase } from './support/database.js';
-import { RunStore } from '../src/shared/run-store.js';
+import { RunStore } from '../src/engine/run-store.js';
 import type { Usage } from '../src/shared/events.js';
 
 /**

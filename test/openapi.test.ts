@@ -5,7 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp, type TestApp } from './support/app.js';
 import { EVENT_TYPES } from '../src/shared/events.js';
 import { apiRoutes } from '../src/app.js';
-import { openApiPath } from '../src/http/openapi.js';
+import { openApiPath } from '../src/routes/openapi.js';
 
 /**
  * The spec (v0.8.9), kept in the repository so a checkout is self-contained; where shared/ sits beside

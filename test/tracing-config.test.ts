@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { boundedMessages } from '../workers/telemetry.js';
+import { boundedMessages } from '../workers/runs/telemetry.js';
 
 /** The OTEL_* variables (DESIGN §18) as src/config.ts reads them: tracing is off unless an endpoint is set. */
 describe('tracing configuration', () => {

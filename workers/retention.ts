@@ -5,7 +5,7 @@ import type { Logger } from '../src/logger.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
-import { leaseOptions, RunLease } from '../src/shared/run-lease.js';
+import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
 import { AuditLog } from '../src/audit/log.js';
 import { ConversationEraser, DEFAULT_ERASE, type EraseOptions } from '../src/conversations/erase.js';
 

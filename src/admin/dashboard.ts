@@ -11,9 +11,9 @@ import type { CredentialCache } from '../auth/cache.js';
 import { sessionRevoked } from '../auth/sessions.js';
 import type { Models } from '../db/models.js';
 import type { AuditLog } from '../audit/log.js';
-import { actorOf, originOf } from '../http/actor.js';
+import { actorOf, originOf } from '../auth/actor.js';
 import type { DashboardSession, DashboardTickets } from './dashboard-tickets.js';
-import type { AppContext, AppState } from '../http/route.js';
+import type { AppContext, AppState } from '../http/context.js';
 import { AppError, AuthError, RequestTimeoutError } from '../shared/errors.js';
 import { boundedBodyRead } from '../http/body-guard.js';
 

@@ -28,7 +28,7 @@ const COLUMNS = ['model', 'input_per_million', 'output_per_million', 'updated_at
 
 /**
  * What models cost per million tokens (DESIGN §18), set by administrators. A run's cost is fixed
- * from these when it ends (src/shared/run-store.ts), so a change applies to runs that end after
+ * from these when it ends (src/engine/run-store.ts), so a change applies to runs that end after
  * it. Each change and its audit entry are one transaction.
  */
 export class ModelPriceService {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Models, Run, RunMode, RunStatus } from '../db/models.js';
-import { paginate, pageOf } from '../http/pagination.js';
+import { paginate, pageOf } from '../db/pagination.js';
 import type { Pagination } from '../http/validation.js';
 import { NotFoundError } from '../shared/errors.js';
 

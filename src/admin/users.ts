@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Models, Role, User } from '../db/models.js';
 import type { Pagination } from '../http/validation.js';
-import { paginate } from '../http/pagination.js';
+import { paginate } from '../db/pagination.js';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { CredentialCache } from '../auth/cache.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { Actor, AuditEntry, AuditLog } from '../audit/log.js';
-import type { RunLease } from '../shared/run-lease.js';
+import type { RunLease } from '../engine/run-lease.js';
 import type { BudgetLedger, TokenBudget } from '../budgets/ledger.js';
 import { limitChanges, tokenUsage } from '../limits/settings.js';
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { pageOf, type Page, type Pagination } from '../shared/pages.js';
 
 /**
- * Who did something, and from where: built once per request from its principal (src/http/actor.ts),
+ * Who did something, and from where: built once per request from its principal (src/auth/actor.ts),
  * or by the CLI, and handed to the service method that makes the change. Never Koa's context.
  */
 export interface Actor {

@@ -1,7 +1,7 @@
 import type { Models, ApiKey } from '../db/models.js';
 import { ForbiddenError, NotFoundError } from '../shared/errors.js';
 import type { Pagination } from '../http/validation.js';
-import { paginate } from '../http/pagination.js';
+import { paginate } from '../db/pagination.js';
 import { listOwned } from '../db/owned.js';
 import { SYSTEM_ACTOR, type Actor, type AuditEntry, type AuditLog } from '../audit/log.js';
 import type { Principal } from './authenticator.js';

@@ -4,6 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { FetchLike } from '../net/outbound.js';
+import type { ConnectorTransport } from '../db/connector-models.js';
 import { maskSecrets } from './secrets.js';
 
 /**
@@ -12,8 +13,7 @@ import { maskSecrets } from './secrets.js';
  * policy's fetch.
  */
 
-export const CONNECTOR_TRANSPORTS = ['streamable_http', 'sse'] as const;
-export type ConnectorTransport = (typeof CONNECTOR_TRANSPORTS)[number];
+export { CONNECTOR_TRANSPORTS, type ConnectorTransport } from '../db/connector-models.js';
 
 export interface McpTarget {
   url: string;

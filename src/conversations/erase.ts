@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR, type AuditEntry, type AuditLog } from '../audit/log.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
-import type { RunLease } from '../shared/run-lease.js';
+import type { RunLease } from '../engine/run-lease.js';
 import { FINAL_RUN_STATUSES, RUN_STATUSES } from '../shared/run-statuses.js';
 
 /** What a deleted conversation's runs keep of their error: its code, and this instead of a message that may quote content. */

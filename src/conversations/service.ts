@@ -1,6 +1,6 @@
 import type { Conversation, Message, Models } from '../db/models.js';
 import { findOwned } from '../db/owned.js';
-import { paginate, type Page } from '../http/pagination.js';
+import { paginate, type Page } from '../db/pagination.js';
 import type { Pagination } from '../http/validation.js';
 import type { FileService } from '../files/service.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';

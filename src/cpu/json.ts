@@ -1,4 +1,4 @@
-import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from '../http/validation.js';
+import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from '../shared/json-text.js';
 import { ValidationError } from '../shared/errors.js';
 
 /** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */

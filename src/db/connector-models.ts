@@ -1,5 +1,8 @@
 import { Model } from 'objection';
-import type { ConnectorTransport } from '../connectors/mcp.js';
+
+/** How the platform reaches an MCP server (src/connectors/mcp.ts). */
+export const CONNECTOR_TRANSPORTS = ['streamable_http', 'sse'] as const;
+export type ConnectorTransport = (typeof CONNECTOR_TRANSPORTS)[number];
 
 export type ConnectorStatus = 'unknown' | 'ok' | 'error';
 

@@ -1,6 +1,6 @@
 import { Model } from 'objection';
-import type { ImageType } from '../files/images.js';
-import type { Attachment } from '../files/attachments.js';
+import type { ImageType } from '../shared/image-types.js';
+import type { Attachment } from '../shared/attachments.js';
 
 /** The model rendition's facts (DESIGN §15): made for `max_side`, sent instead of the original. */
 export interface RenditionRecord {

@@ -5,14 +5,14 @@ import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
 import { StoredFile } from './file-models.js';
 import { Schedule } from './schedule-models.js';
-import type { Attachment, AttachmentView } from '../files/attachments.js';
+import type { Attachment, AttachmentView } from '../shared/attachments.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval } from '../shared/tools.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
-import type { TokenBudget } from '../budgets/ledger.js';
+import type { TokenBudget } from '../shared/budget-terms.js';
 
 export type Role = 'admin' | 'member' | 'restricted';
 
@@ -228,7 +228,7 @@ export class Run extends Model {
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;
-  /** The loop's saved state (workers/checkpoint.ts); null until the first breakpoint. */
+  /** The loop's saved state (workers/runs/checkpoint.ts); null until the first breakpoint. */
   checkpoint!: unknown;
   attempt!: number;
   crashes!: number;

@@ -1,7 +1,7 @@
 import type { Model } from 'objection';
 import { NotFoundError } from '../shared/errors.js';
-import { paginate, type Page } from '../http/pagination.js';
-import type { Pagination } from '../http/validation.js';
+import { paginate, type Page } from './pagination.js';
+import type { Pagination } from '../shared/pages.js';
 
 /** Every resource belongs to a user (DESIGN §3): another user's answers 404, never its data. */
 

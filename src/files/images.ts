@@ -2,15 +2,9 @@ import sharp from 'sharp';
 import { fileTypeFromBuffer } from 'file-type';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { FilesConfig } from '../config.js';
+import { IMAGE_TYPES, type ImageType } from '../shared/image-types.js';
 
-/** The image types a file may be (DESIGN §15), with the name people know them by and their usual extension. */
-export const IMAGE_TYPES = {
-  'image/png': { name: 'PNG', extension: 'png' },
-  'image/jpeg': { name: 'JPEG', extension: 'jpg' },
-  'image/webp': { name: 'WebP', extension: 'webp' },
-  'image/gif': { name: 'GIF', extension: 'gif' },
-} as const;
-export type ImageType = keyof typeof IMAGE_TYPES;
+export { IMAGE_TYPES, type ImageType } from '../shared/image-types.js';
 
 const isImageType = (mime: string | undefined): mime is ImageType => mime !== undefined && mime in IMAGE_TYPES;
 

@@ -1,5 +1,5 @@
 import type { StoredFile } from '../db/file-models.js';
-import type { Attachment } from './attachments.js';
+import type { Attachment } from '../shared/attachments.js';
 import type { ImageProcessor, ImageType } from './images.js';
 import type { FileStorage } from './storage.js';
 

@@ -8,7 +8,7 @@ import type { Pagination } from '../http/validation.js';
 import { NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.js';
 import { IMAGE_TYPES, ImageRejected, type ImageType, type ImageProcessor, type InspectedImage } from './images.js';
 import type { FileStorage } from './storage.js';
-import { attachmentView, type Attachment, type AttachmentView } from './attachments.js';
+import { attachmentView, type Attachment, type AttachmentView } from '../shared/attachments.js';
 
 /** What an upload hands the service: the client's name for the file and its bytes. */
 export interface IncomingFile {

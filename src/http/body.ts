@@ -1,5 +1,5 @@
 import getRawBody from 'raw-body';
-import type { AppContext, BodyReader } from './route.js';
+import type { AppContext, BodyReader } from '../http/context.js';
 import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
 import { boundedBodyRead } from './body-guard.js';
 import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from './validation.js';
@@ -46,7 +46,7 @@ export async function parseJsonText(text: string, parseJson: (text: string) => u
 
 /**
  * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once
- * the credential is checked (src/http/route.ts), so an unauthenticated body is never read.
+ * the credential is checked (src/auth/route.ts), so an unauthenticated body is never read.
  * Multipart uploads are left on the stream for the route.
  */
 export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse): BodyReader {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { Context, Middleware } from 'koa';
-import type { AppState } from './route.js';
+import type { AppState } from '../http/context.js';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { AppError, MethodNotAllowedError, NotFoundError, RateLimitedError, UnavailableError } from '../shared/errors.js';

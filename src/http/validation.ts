@@ -4,12 +4,13 @@ import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
-import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
+import { MAX_IMAGES_PER_MESSAGE } from '../shared/attachments.js';
+import { MAX_JSON_DEPTH, isMarkedStorable } from '../shared/json-text.js';
+
+export { MAX_JSON_DEPTH, markStorable, mayHoldUnstorable } from '../shared/json-text.js';
 
 /** Request validation with valibot, reported in FastAPI's 422 shape (DESIGN §4). */
 
-/** Deeper than any request this API takes; bounds every later walk of the parsed value (validation, error echoes). */
-export const MAX_JSON_DEPTH = 64;
 
 export type Source = 'body' | 'query' | 'path' | 'header';
 
@@ -20,7 +21,7 @@ const SPELLABLE = 10 ** 15 - 1;
 /**
  * Query strings, path segments and headers carry text. A schema whose text spells an integer or a
  * boolean says so in its metadata (`spells`), and the OpenAPI document describes that type rather
- * than the text (src/http/openapi.ts), so generated clients send numbers and booleans, no casts.
+ * than the text (src/routes/openapi.ts), so generated clients send numbers and booleans, no casts.
  * Metadata is inert at runtime: validation is the pipe's alone.
  */
 export type Spelled = { type: 'integer'; minimum: number; maximum: number } | { type: 'boolean' };
@@ -178,22 +179,6 @@ function unstorable(text: string): string | undefined {
  * place, rather than failing in the database; object keys too (they land in jsonb). Bodies arrive
  * at most MAX_JSON_DEPTH deep (src/http/body.ts refuses deeper JSON); the walk stops there all the same.
  */
-/**
- * JSON text can only carry NUL or a lone surrogate as a \u escape (raw control characters are not
- * JSON, and decoded UTF-8 holds no lone surrogate): text without such an escape holds neither.
- */
-const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
-/** Values parsed from text without such an escape: parseInput need not walk them (a large body's walk is not free). */
-const storableValues = new WeakSet<object>();
-
-export const mayHoldUnstorable = (text: string) => UNSTORABLE_ESCAPE.test(text);
-
-/** Records that `value` was parsed from text without such an escape: parseInput skips its walk. */
-export function markStorable<T>(value: T): T {
-  if (value !== null && typeof value === 'object') storableValues.add(value);
-  return value;
-}
-
 function findUnstorable(value: unknown): { path: (string | number)[]; msg: string } | undefined {
   const path: (string | number)[] = [];
   const found = unstorableAt(value, path);
@@ -232,7 +217,7 @@ export function parseInput<S extends v.GenericSchema>(schema: S, raw: unknown, s
     const msg = 'Input should be a valid dictionary or object to extract fields from';
     throw new ValidationError([{ loc: [source], msg, type: 'model_attributes_type', input: raw }]);
   }
-  const bad = raw !== null && typeof raw === 'object' && storableValues.has(raw) ? undefined : findUnstorable(raw);
+  const bad = raw !== null && typeof raw === 'object' && isMarkedStorable(raw) ? undefined : findUnstorable(raw);
   if (bad) throw new ValidationError([{ loc: [source, ...bad.path], msg: bad.msg, type: 'string_pattern_mismatch', input: valueAt(raw, bad.path) }]);
   const result = v.safeParse(schema, raw);
   if (result.success) return result.output;

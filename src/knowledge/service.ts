@@ -12,7 +12,7 @@ import { EMBEDDING_DIMENSIONS } from './embedding.js';
 import { abandonGeneration, startReembedding } from './reembedding.js';
 import { refreshKnowledgeBase } from './refresh.js';
 import type { VectorStore } from './vector-store.js';
-import { paginate } from '../http/pagination.js';
+import { paginate } from '../db/pagination.js';
 import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
 

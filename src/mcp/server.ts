@@ -5,7 +5,7 @@ import type { BudgetRef } from '../budgets/ledger.js';
 import type { RunService } from '../runs/service.js';
 import { AppError } from '../shared/errors.js';
 import { classifyDependencyFailure } from '../shared/outage.js';
-import { API_VERSION } from '../http/openapi.js';
+import { API_VERSION } from '../shared/api-version.js';
 import { MCP_AGENT_TOOLS_MAX, type AgentTools } from './agent-tools.js';
 import { toolError, type AgentCaller } from './agent-call.js';
 import { parseCallArguments } from './call-arguments.js';

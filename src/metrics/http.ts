@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { mountRoutes, Reply, route, type AppState, type Route } from '../http/route.js';
+import { mountRoutes, Reply, route, type AppState, type Route } from '../auth/route.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { ADMIN, authorize, credentialOf } from '../auth/guard.js';
 import { constantTimeEqual, sha256Hex } from '../auth/secrets.js';

@@ -1,6 +1,6 @@
 import type { Run } from '../db/models.js';
 import type { BudgetRef } from '../budgets/ledger.js';
-import type { AppContext } from '../http/route.js';
+import type { AppContext } from '../http/context.js';
 import { SseStream } from '../http/sse.js';
 import { runLogFields } from '../logger.js';
 import type { FileService } from '../files/service.js';

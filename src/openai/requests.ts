@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import type { PriorMessage } from '../shared/run-store.js';
+import type { PriorMessage } from '../engine/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import { BadRequestError } from '../shared/errors.js';
-import { MAX_IMAGES_PER_MESSAGE } from '../files/attachments.js';
+import { MAX_IMAGES_PER_MESSAGE } from '../shared/attachments.js';
 import type { ClientTool } from '../shared/client-tools.js';
 import { chatToolMessageEntries, chatToolTurn, responseToolItemEntries, responseToolTurn, type ToolTurn } from './client-tool-messages.js';
 

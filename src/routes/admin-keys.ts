@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { AdminApiKeyInfo, pageOf } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { AdminApiKeyInfo, pageOf } from './openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf } from '../auth/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
 import { KeyParams, UpdateKeyBody } from './api-keys.js';
 

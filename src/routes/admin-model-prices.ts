@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { Reply, route, type Route } from '../http/route.js';
-import { pageOf } from '../http/openapi-records.js';
+import { Reply, route, type Route } from '../auth/route.js';
+import { pageOf } from './openapi-records.js';
 import { ADMIN } from '../auth/guard.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf } from '../auth/actor.js';
 import { decimal, paginationQuery } from '../http/validation.js';
 import { MODEL_NAME, MODEL_NAME_RULE } from '../shared/model-settings.js';
 

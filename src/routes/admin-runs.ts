@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { CancelAccepted, pageOf, RunRecord } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { CancelAccepted, pageOf, RunRecord } from './openapi-records.js';
 import { runEventsRoute } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf } from '../auth/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
 import { RUN_STATUSES } from '../shared/run-statuses.js';
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { AgentDefaultsRecord, AgentRecord, AgentVersionRecord, pageOf } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { AgentDefaultsRecord, AgentRecord, AgentVersionRecord, pageOf } from './openapi-records.js';
 import { integerText, outputSchemaValue, paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';

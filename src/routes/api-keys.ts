@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { ApiKeyInfo, pageOf } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { ApiKeyInfo, pageOf } from './openapi-records.js';
 import { scopesField } from '../auth/scopes.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf } from '../auth/actor.js';
 import { limitFields } from '../limits/settings.js';
 
 const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.transform((text) => new Date(text)));

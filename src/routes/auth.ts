@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { TokenPair } from '../http/openapi-records.js';
-import { originOf } from '../http/actor.js';
+import { route, type Route } from '../auth/route.js';
+import { TokenPair } from './openapi-records.js';
+import { originOf } from '../auth/actor.js';
 
 const LoginBody = v.strictObject({
   email: v.pipe(v.string(), v.minLength(1), v.maxLength(320)),

@@ -1,13 +1,13 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type AppContext, type Route } from '../http/route.js';
-import { ConnectorRecord, ConnectorTestResult, pageOf } from '../http/openapi-records.js';
+import { route, type AppContext, type Route } from '../auth/route.js';
+import { ConnectorRecord, ConnectorTestResult, pageOf } from './openapi-records.js';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { paginationQuery, uuidText, validateBody } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
 import { CONNECTOR_TRANSPORTS } from '../connectors/mcp.js';
 import { MAX_HEADERS } from '../connectors/secrets.js';
-import { actorOf } from '../http/actor.js';
+import { actorOf } from '../auth/actor.js';
 
 /** Headers the MCP transports set themselves, and hop-by-hop headers: a connector may not override them. */
 const RESERVED_HEADERS = new Set([

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
-import { Reply, route, type Route } from '../http/route.js';
+import { Reply, route, type Route } from '../auth/route.js';
 import { NotFoundError, UnavailableError } from '../shared/errors.js';
 
 /**

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { ConversationRecord, MessagePage, MessageRecord, pageOf } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { ConversationRecord, MessagePage, MessageRecord, pageOf } from './openapi-records.js';
 import { integerText, paginationQuery, uuidText } from '../http/validation.js';
 import { METADATA_LIMITS } from '../conversations/service.js';
 

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
-import { Reply, route, type Route } from '../http/route.js';
-import { openApiDocument } from '../http/openapi.js';
+import { Reply, route, type Route } from '../auth/route.js';
+import { openApiDocument } from './openapi.js';
 
 /** Swagger UI's files, served from the installed package (never a CDN): the docs page works offline. */
 const uiDirectory = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

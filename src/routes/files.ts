@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import contentDisposition from 'content-disposition';
 import type { Services } from '../services.js';
-import { Reply, route, type Route } from '../http/route.js';
-import { FileRecord, pageOf } from '../http/openapi-records.js';
+import { Reply, route, type Route } from '../auth/route.js';
+import { FileRecord, pageOf } from './openapi-records.js';
 import { readSingleFile } from '../http/multipart.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { UnsupportedMediaTypeError } from '../shared/errors.js';

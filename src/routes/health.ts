@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Reply, route, type Route } from '../http/route.js';
+import { Reply, route, type Route } from '../auth/route.js';
 import type { Services } from '../services.js';
 
 const within = <T>(promise: Promise<T>, ms: number) =>

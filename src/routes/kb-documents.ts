@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { Reply, route, type AppContext, type Route } from '../http/route.js';
-import { DocumentRecord, pageOf } from '../http/openapi-records.js';
+import { Reply, route, type AppContext, type Route } from '../auth/route.js';
+import { DocumentRecord, pageOf } from './openapi-records.js';
 import { readSingleFile } from '../http/multipart.js';
 import { paginationQuery, parseInput, uuidText, validateBody } from '../http/validation.js';
 import type { Upload } from '../knowledge/service.js';

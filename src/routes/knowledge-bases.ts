@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { KnowledgeBaseRecord, pageOf, RetrieveResult } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { KnowledgeBaseRecord, pageOf, RetrieveResult } from './openapi-records.js';
 import { ValidationError } from '../shared/errors.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
+import { route, type Route } from '../auth/route.js';
 import { credentialOf, type AccessRule } from '../auth/guard.js';
 import { AgentTools } from '../mcp/agent-tools.js';
 import { AgentCaller } from '../mcp/agent-call.js';

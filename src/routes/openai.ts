@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
+import { route, type Route } from '../auth/route.js';
 import { uuidText } from '../http/validation.js';
 import { ChatCompletionRequest, ResponseRequest, chatCompletionTurn, responseTurn } from '../openai/requests.js';
 import { agentIdOf, findModel, listModels, modelIdOf } from '../openai/models.js';

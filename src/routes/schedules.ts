@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
-import { route, type Route } from '../http/route.js';
-import { pageOf, RunAccepted, RunRecord, ScheduleRecord } from '../http/openapi-records.js';
+import { route, type Route } from '../auth/route.js';
+import { pageOf, RunAccepted, RunRecord, ScheduleRecord } from './openapi-records.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { canonicalTimeZone, cronFieldCount, cronProblem, MAX_CRON_LENGTH, MAX_EVERY_SECONDS, timingProblems } from '../schedules/timing.js';
 

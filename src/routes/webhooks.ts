@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
-import { route, type Route } from '../http/route.js';
-import { DeliveryRecord, pageOf, WebhookRecord, WebhookWithSecret } from '../http/openapi-records.js';
-import { actorOf } from '../http/actor.js';
+import { route, type Route } from '../auth/route.js';
+import { DeliveryRecord, pageOf, WebhookRecord, WebhookWithSecret } from './openapi-records.js';
+import { actorOf } from '../auth/actor.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
 import { WEBHOOK_EVENTS } from '../db/webhook-models.js';

@@ -1,5 +1,5 @@
 import { isEventType, type StoredEvent } from '../shared/events.js';
-import type { RunLease, RunRef } from '../shared/run-lease.js';
+import type { RunLease, RunRef } from '../engine/run-lease.js';
 import type { RedisClient } from '../shared/redis-scripts.js';
 
 type Deliver = (events: StoredEvent[]) => void;

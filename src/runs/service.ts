@@ -11,8 +11,8 @@ import { inlineCpu, type CpuWork } from '../cpu/work.js';
 import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
-import type { ApprovalDecision, Claim, RunLease, RunRef } from '../shared/run-lease.js';
-import type { NewRun, PriorMessage, RunStore } from '../shared/run-store.js';
+import type { ApprovalDecision, Claim, RunLease, RunRef } from '../engine/run-lease.js';
+import type { NewRun, PriorMessage, RunStore } from '../engine/run-store.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
@@ -141,7 +141,7 @@ export class RunService {
   /**
    * A run whose job carries its row (issue 26): the row is written while the job is added, so
    * neither waits for the other. A worker that takes the job before the row is there waits for it
-   * or writes it itself (workers/executor.ts). When the write fails the job is settled first, so
+   * or writes it itself (workers/runs/executor.ts). When the write fails the job is settled first, so
    * the caller's undoing (the stream discarded) tells such a worker the run was given up.
    */
   private async createWhileQueueing(newRun: NewRun, enqueue: () => Promise<unknown>): Promise<Run> {

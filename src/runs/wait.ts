@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Run } from '../db/models.js';
 import type { Logger } from '../logger.js';
-import type { RunLease } from '../shared/run-lease.js';
+import type { RunLease } from '../engine/run-lease.js';
 import type { EventRelay } from './relay.js';
 import { isClientPark } from './follow.js';
 import { runRef } from './service.js';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Models, Run, RunMode, User } from '../db/models.js';
 import type { Schedule, SkipReason } from '../db/schedule-models.js';
 import { findOwned, listOwned } from '../db/owned.js';
-import { paginate, type Page } from '../http/pagination.js';
+import { paginate, type Page } from '../db/pagination.js';
 import type { Pagination } from '../shared/pages.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { Timing } from './timing.js';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { OutputFormat } from './output-schema.js';
 import type { Queue } from 'bullmq';
-import { BudgetRefSchema } from '../budgets/ledger.js';
+import { BudgetRefSchema } from './budget-terms.js';
 import { TRACEPARENT } from '../telemetry/propagation.js';
 import { DOC_MODES } from './doc-modes.js';
 import { RUN_MODES } from './run-statuses.js';

@@ -5,7 +5,7 @@ import { WEBHOOK_EVENTS, type WebhookEndpoint, type WebhookEvent } from '../db/w
 import type { Sealer } from '../crypto/sealed.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { findOwned, listOwned } from '../db/owned.js';
-import { paginate } from '../http/pagination.js';
+import { paginate } from '../db/pagination.js';
 import type { Pagination } from '../http/validation.js';
 import { generateSecret } from './signing.js';
 import { hostOf } from '../net/outbound.js';

@@ -1,23 +1,15 @@
 import { parentPort } from 'node:worker_threads';
 import { constants, inflateRawSync } from 'node:zlib';
 import type { PDFDocumentProxy, TextItem, TextMarkedContent } from 'pdfjs-dist/types/src/display/api.js';
-import type { ExtractedPage, ExtractLimits } from './extract.js';
+import { PDF, type ExtractedPage, type ExtractLimits, type ThreadAnswer, type ThreadJob } from './extract-protocol.js';
 
 /**
  * The body of a thread that reads PDF and DOCX documents, one at a time, for
  * workers/knowledge/extract.ts (which bounds its heap and its time, and may reuse it). Each job is
  * answered with its pages, a refusal (the document's fault, in words for its `error`) or a crash.
  */
-export interface ThreadJob {
-  bytes: Uint8Array;
-  contentType: string;
-  limits: ExtractLimits;
-}
-export type ThreadAnswer = { pages: ExtractedPage[] } | { refusal: string } | { crash: string };
-
 class Refusal extends Error {}
 
-const PDF = 'application/pdf';
 const MB = 1024 * 1024;
 const mb = (bytes: number) => Math.round(bytes / MB);
 

@@ -3,29 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { convert } from 'html-to-text';
 import { IngestionError } from './ingestion-error.js';
-import type { ThreadAnswer, ThreadJob } from './extract-thread.js';
+import { DOCX, PDF, type ExtractedPage, type ExtractLimits, type ThreadAnswer, type ThreadJob } from './extract-protocol.js';
 
-/** Text of a document: a page per PDF page (1-based); one page `null` for formats without pages. */
-export interface ExtractedPage {
-  page: number | null;
-  text: string;
-}
-
-export interface ExtractLimits {
-  /** Most pages a PDF may have (checked before any page is read). */
-  maxPages: number;
-  /** How long reading one PDF or DOCX may take. */
-  timeoutMs: number;
-  /** Most characters of text one document may hold. */
-  maxTextChars: number;
-  /** Most bytes a DOCX may inflate to in all, and any one buffer a PDF stream may inflate into. */
-  maxUncompressedBytes: number;
-}
+export { DOCX, PDF, type ExtractedPage, type ExtractLimits } from './extract-protocol.js';
 
 export const DEFAULT_EXTRACT_LIMITS: ExtractLimits = { maxPages: 2000, timeoutMs: 60_000, maxTextChars: 5_000_000, maxUncompressedBytes: 50 * 1024 * 1024 };
 
-export const PDF = 'application/pdf';
-export const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const TEXT_TYPES = ['text/plain', 'text/markdown', 'text/html'];
 
 /** Uploaded bytes → text, by content type (the web chose it from the file name; the bytes are checked here). */

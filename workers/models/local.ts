@@ -5,7 +5,7 @@ import type { Tool } from '../tools/tool.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from './plan-limit.js';
 import { findToolMentions, spokenToolNames, withoutMentions } from './tool-mentions.js';
 import type { Usage } from '../../src/shared/events.js';
-import { describeImage, type Attachment } from '../../src/files/attachments.js';
+import { describeImage, type Attachment } from '../../src/shared/attachments.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
 import { extractiveSummary } from '../../src/shared/context-window.js';
 import type { OutputFormat } from '../../src/shared/output-schema.js';

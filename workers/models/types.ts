@@ -2,7 +2,7 @@ import type { FinishReason, Usage } from '../../src/shared/events.js';
 import type { Tool } from '../tools/tool.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
 import type { Logger } from '../../src/logger.js';
-import type { Attachment } from '../../src/files/attachments.js';
+import type { Attachment } from '../../src/shared/attachments.js';
 import type { ImageSource } from '../../src/files/model-images.js';
 
 export interface ToolCall {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { SYNTHESIS_NODE, type ChatMessage, type PlanNode } from '../types.js';
 import { DEFAULT_DAG_MAX_NODES, limitTasks } from '../plan-limit.js';
-import type { Attachment } from '../../../src/files/attachments.js';
+import type { Attachment } from '../../../src/shared/attachments.js';
 
 /** DAG planning on a gateway model: it is asked for sub-tasks as JSON; the synthesis node is added here. */
 

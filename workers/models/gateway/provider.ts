@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../../../src/config.js';
 import type { Logger } from '../../../src/logger.js';
 import type { Metrics } from '../../../src/metrics/registry.js';
 import type { ApiFormat } from '../../../src/shared/model-settings.js';
-import { RunFailure } from '../../run-control.js';
+import { RunFailure } from '../../runs/run-control.js';
 import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, PlanRequest, SummaryRequest } from '../types.js';
 import { summaryMessages } from './summary.js';
 import { extractiveSummary } from '../../../src/shared/context-window.js';

@@ -1,4 +1,4 @@
-import { RunFailure } from '../../run-control.js';
+import { RunFailure } from '../../runs/run-control.js';
 import type { ModelProvider, ModelRequest } from '../types.js';
 
 /**

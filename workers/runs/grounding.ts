@@ -1,6 +1,6 @@
 import type { RunContext } from './run-context.js';
-import type { ChatMessage, ToolCall } from './models/types.js';
-import { KNOWLEDGE_TOOL, NOTHING_FOUND, retrievedInTurn } from './knowledge/citations.js';
+import type { ChatMessage, ToolCall } from '../models/types.js';
+import { KNOWLEDGE_TOOL, NOTHING_FOUND, retrievedInTurn } from '../knowledge/citations.js';
 
 /**
  * doc_mode `grounded` (DESIGN §14): the run searches its agent's knowledge bases with the question

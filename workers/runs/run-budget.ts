@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { secondsUntil, type BudgetLedger, type BudgetRef, type BudgetReservation, type SpentBudget } from '../src/budgets/ledger.js';
-import type { Usage } from '../src/shared/events.js';
+import { secondsUntil, type BudgetLedger, type BudgetRef, type BudgetReservation, type SpentBudget } from '../../src/budgets/ledger.js';
+import type { Usage } from '../../src/shared/events.js';
 import { RunFailure } from './run-control.js';
 
 /** The run ends `failed` with this code when a budget of its key or user is spent (the gateway's own word for it). */

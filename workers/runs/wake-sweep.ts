@@ -1,9 +1,9 @@
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
-import type { Logger } from '../src/logger.js';
-import type { RunLease } from '../src/shared/run-lease.js';
-import { wakeRunJob, type RunJob } from '../src/shared/jobs.js';
-import { PARKED_RUN_STATUSES } from '../src/shared/run-statuses.js';
+import type { Logger } from '../../src/logger.js';
+import type { RunLease } from '../../src/engine/run-lease.js';
+import { wakeRunJob, type RunJob } from '../../src/shared/jobs.js';
+import { PARKED_RUN_STATUSES } from '../../src/shared/run-statuses.js';
 
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_BATCH = 500;

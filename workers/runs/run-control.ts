@@ -1,5 +1,5 @@
 import type { LoopState } from './checkpoint.js';
-import type { ClientToolCall } from '../src/shared/client-tools.js';
+import type { ClientToolCall } from '../../src/shared/client-tools.js';
 /** How a running loop is told to stop: a failure, a cancel, or the worker shutting down. */
 
 /** The run ends with an `error` event carrying `code` (a model that does not exist, a loop that would not end, …). */

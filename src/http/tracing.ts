@@ -1,7 +1,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import type { Middleware } from 'koa';
-import type { AppState } from '../http/route.js';
-import { TRACER_NAME } from './propagation.js';
+import type { AppState } from '../http/context.js';
+import { TRACER_NAME } from '../telemetry/propagation.js';
 
 /** Methods the HTTP semantic conventions name as they are; any other is `_OTHER` (and the span is just `HTTP`). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);

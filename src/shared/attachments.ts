@@ -1,4 +1,4 @@
-import { IMAGE_TYPES, type ImageType } from './images.js';
+import { IMAGE_TYPES, type ImageType } from './image-types.js';
 
 /** Most images one message may carry (DESIGN §15). */
 export const MAX_IMAGES_PER_MESSAGE = 10;

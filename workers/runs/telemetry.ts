@@ -1,9 +1,9 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { contextOf, TRACER_NAME } from '../src/telemetry/propagation.js';
-import type { Usage } from '../src/shared/events.js';
-import { LOCAL_MODEL, type GenerationSettings } from '../src/shared/model-settings.js';
-import type { ChatMessage, ModelResult, PlanNode, ToolCall } from './models/types.js';
-import type { Tool } from './tools/tool.js';
+import { contextOf, TRACER_NAME } from '../../src/telemetry/propagation.js';
+import type { Usage } from '../../src/shared/events.js';
+import { LOCAL_MODEL, type GenerationSettings } from '../../src/shared/model-settings.js';
+import type { ChatMessage, ModelResult, PlanNode, ToolCall } from '../models/types.js';
+import type { Tool } from '../tools/tool.js';
 
 /**
  * A run's spans in the worker (DESIGN §18), after the OpenTelemetry GenAI semantic conventions:

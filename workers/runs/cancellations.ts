@@ -1,4 +1,4 @@
-import type { RedisClient as Redis } from '../src/shared/redis-scripts.js';
+import type { RedisClient as Redis } from '../../src/shared/redis-scripts.js';
 import { RunCancelled } from './run-control.js';
 
 /**

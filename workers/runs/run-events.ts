@@ -1,5 +1,5 @@
-import type { EventData, EventType } from '../src/shared/events.js';
-import type { OutgoingEvent, RunLease, RunRef } from '../src/shared/run-lease.js';
+import type { EventData, EventType } from '../../src/shared/events.js';
+import type { OutgoingEvent, RunLease, RunRef } from '../../src/engine/run-lease.js';
 import { RunFailure } from './run-control.js';
 
 /** The event scope of everything that happens in order; DAG nodes running side by side get their own. */

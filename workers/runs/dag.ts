@@ -1,10 +1,10 @@
 import { nodeScope, type LoopOutcome, type RunContext } from './run-context.js';
 import { AwaitingApproval, RunFailure } from './run-control.js';
 import type { DagState } from './checkpoint.js';
-import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from './models/types.js';
-import type { Citation } from '../src/shared/events.js';
+import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type PlanNode } from '../models/types.js';
+import type { Citation } from '../../src/shared/events.js';
 import { foundPassages, groundingCall, isGrounded } from './grounding.js';
-import { citationsFor, NOTHING_FOUND } from './knowledge/citations.js';
+import { citationsFor, NOTHING_FOUND } from '../knowledge/citations.js';
 import { finalAnswer } from './structured-output.js';
 
 const NODE_STEPS = 4;

@@ -1,7 +1,7 @@
-import { checkOutput, type OutputFormat } from '../src/shared/output-schema.js';
+import { checkOutput, type OutputFormat } from '../../src/shared/output-schema.js';
 import type { RunContext } from './run-context.js';
 import { RunFailure } from './run-control.js';
-import type { ChatMessage, ModelResult } from './models/types.js';
+import type { ChatMessage, ModelResult } from '../models/types.js';
 
 /** A run's final answer: its text, and (with an output schema) that text parsed. */
 export interface FinalAnswer {

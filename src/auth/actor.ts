@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from './authenticator.js';
 import type { Actor } from '../audit/log.js';
 import type { AppContext } from './route.js';
 

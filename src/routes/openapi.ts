@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
-import type { MediaResponse, Route } from './route.js';
+import type { MediaResponse, Route } from '../auth/route.js';
 import { errorBodies, namedRecords } from './openapi-records.js';
-import type { SpellsMetadata } from './validation.js';
+import type { SpellsMetadata } from '../http/validation.js';
+import { API_VERSION } from '../shared/api-version.js';
 
 /**
  * The OpenAPI 3.1 document (DESIGN §12), derived from the route declarations: the same valibot
@@ -10,7 +11,6 @@ import type { SpellsMetadata } from './validation.js';
  * error statuses describe what it answers. Built once per app, on the first request for it.
  */
 
-export const API_VERSION = '0.8.9';
 
 type Json = Record<string, unknown>;
 type Schema = v.GenericSchema;

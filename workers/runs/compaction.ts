@@ -1,4 +1,4 @@
-import type { CountedMessage, HistoryMessage, LoadedRun, RunStore } from '../src/shared/run-store.js';
+import type { CountedMessage, HistoryMessage, LoadedRun, RunStore } from '../../src/engine/run-store.js';
 import {
   budgetOf,
   fitSummary,
@@ -9,8 +9,8 @@ import {
   tokenizer,
   withSummary,
   type TokenCounter,
-} from '../src/shared/context-window.js';
-import type { ChatMessage } from './models/types.js';
+} from '../../src/shared/context-window.js';
+import type { ChatMessage } from '../models/types.js';
 import type { RunContext } from './run-context.js';
 import { RunFailure } from './run-control.js';
 

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import type { Knex } from 'knex';
-import type { Config } from '../config.js';
-import type { Models } from './models.js';
-import { migrateLatest } from './knex.js';
-import { createUser, userCount } from '../auth/users.js';
+import type { Config } from './config.js';
+import type { Models } from './db/models.js';
+import { migrateLatest } from './db/knex.js';
+import { createUser, userCount } from './auth/users.js';
 
 /** Creates the database named in the URL when it does not exist yet (a fresh development machine). */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {

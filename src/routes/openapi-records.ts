@@ -6,8 +6,8 @@ import { API_FORMATS, GatewayToolSchema, REASONING_EFFORTS } from '../shared/mod
 import { TOOL_NAMES } from '../shared/tools.js';
 import { CHUNK_STRATEGIES, KNOWLEDGE_BASE_STATUSES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
 import { WEBHOOK_EVENTS } from '../db/webhook-models.js';
-import type { MediaResponse } from './route.js';
-import { BUDGET_PERIODS } from '../budgets/ledger.js';
+import type { MediaResponse } from '../auth/route.js';
+import { BUDGET_PERIODS } from '../shared/budget-terms.js';
 import { SKIP_REASONS } from '../db/schedule-models.js';
 
 /**

@@ -1,55 +1,19 @@
 import Router from '@koa/router';
-import type { Context, ParameterizedContext } from 'koa';
+import type { Context } from 'koa';
 import type * as v from 'valibot';
-import type { Logger } from 'pino';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
-import { authorize, credentialOf, type AccessRule } from '../auth/guard.js';
-import { parseInput } from './validation.js';
+import type { Authenticator, Principal } from './authenticator.js';
+import { authorize, credentialOf, type AccessRule } from './guard.js';
+import { parseInput } from '../http/validation.js';
+import { Reply, type AppContext, type AppState, type BodyReader, type Method, type Responses } from '../http/context.js';
+
+export { Reply, type AppContext, type AppState, type BodyReader, type MediaResponse, type Method, type Responses } from '../http/context.js';
 import type { RateLimiter } from '../limits/rate-limits.js';
 
-/** What every request carries through the middleware (typed, so nothing downstream casts). */
-export interface AppState {
-  requestId: string;
-  log: Logger;
-  /** The parsed JSON body (src/http/body.ts), before validation. */
-  body?: unknown;
-  principal?: Principal;
-  /** Why a 429 or 503 was answered: logged with the request line. */
-  refusal?: string;
-}
-export type AppContext = ParameterizedContext<AppState>;
-/** Reads a request's body into ctx.state.body, or leaves it (no body, a multipart upload); throws DESIGN §4's errors. */
-export type BodyReader = (ctx: AppContext) => Promise<void>;
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Who may call a route: `public`, or the guard rule a credential must satisfy (DESIGN §3). */
 export type Access = AccessRule | 'public';
 
 type Schema = v.GenericSchema;
 type Out<S> = S extends Schema ? v.InferOutput<S> : undefined;
-
-/** A response other than the route's usual status: a different status, or extra headers. */
-export class Reply {
-  constructor(
-    readonly status: number,
-    readonly body?: unknown,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
-
-/** A response that is not a JSON body: server-sent events, or another media type (the docs page). */
-export interface MediaResponse {
-  mediaType: string;
-  description: string;
-  /** The shape of each item (an SSE event's data), for the document. */
-  schema?: Schema;
-}
-
-/**
- * What a route answers with each status it succeeds with: a valibot schema of the JSON body, a
- * media response, or null (no body). Documentation and contract only: never checked while serving.
- */
-export type Responses = Record<number, Schema | MediaResponse | null>;
 
 export interface RouteInput<A extends Access, P, Q, H, B> {
   params: Out<P>;
@@ -92,7 +56,7 @@ export interface RouteSpec<A extends Access, P, Q, H, B> {
   /**
    * The error statuses the handler itself answers (404, 409, …). Those the declaration implies
    * (credential → 401/403, inputs → 422, a body → 413/415) and those any request may meet are
-   * added by the document (src/http/openapi.ts).
+   * added by the document (src/routes/openapi.ts).
    */
   errors?: number[];
   handle(input: RouteInput<A, P, Q, H, B>): unknown;

@@ -1,9 +1,9 @@
 import type { LoopOutcome, RunContext } from './run-context.js';
 import { AwaitingApproval, RunFailure } from './run-control.js';
 import type { ReactState } from './checkpoint.js';
-import type { ChatMessage, ToolCall } from './models/types.js';
+import type { ChatMessage, ToolCall } from '../models/types.js';
 import { answerNothingFound, foundPassages, groundingCall, isGrounded } from './grounding.js';
-import { citationsFor } from './knowledge/citations.js';
+import { citationsFor } from '../knowledge/citations.js';
 import { finalAnswer } from './structured-output.js';
 
 /**

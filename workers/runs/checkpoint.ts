@@ -1,6 +1,6 @@
-import type { RunStore } from '../src/shared/run-store.js';
-import type { Citation, Usage } from '../src/shared/events.js';
-import type { ChatMessage, PlanNode, ToolCall } from './models/types.js';
+import type { RunStore } from '../../src/engine/run-store.js';
+import type { Citation, Usage } from '../../src/shared/events.js';
+import type { ChatMessage, PlanNode, ToolCall } from '../models/types.js';
 
 /** ReAct: the next iteration to run and the conversation the model sees. */
 export interface ReactState {

@@ -1,7 +1,7 @@
-import type { ApprovalDecision, RunLease, RunRef } from '../src/shared/run-lease.js';
-import { clientCallId, type ClientToolCall } from '../src/shared/client-tools.js';
-import { needsApproval, type ToolApproval } from '../src/shared/tools.js';
-import type { ToolCall } from './models/types.js';
+import type { ApprovalDecision, RunLease, RunRef } from '../../src/engine/run-lease.js';
+import { clientCallId, type ClientToolCall } from '../../src/shared/client-tools.js';
+import { needsApproval, type ToolApproval } from '../../src/shared/tools.js';
+import type { ToolCall } from '../models/types.js';
 import { MAIN_SCOPE } from './run-events.js';
 import { AwaitingApproval, RunFailure } from './run-control.js';
 

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Agent, Message, MessageRole, Models, Run, RunMode } from '../db/models.js';
-import type { Sampling } from './sampling.js';
-import type { OutputFormat } from './output-schema.js';
-import type { ClientTool, RequiredAction } from './client-tools.js';
-import type { DocMode } from './doc-modes.js';
-import type { Citation, FinishReason, Usage } from './events.js';
-import { Superseded } from './errors.js';
+import type { Sampling } from '../shared/sampling.js';
+import type { OutputFormat } from '../shared/output-schema.js';
+import type { ClientTool, RequiredAction } from '../shared/client-tools.js';
+import type { DocMode } from '../shared/doc-modes.js';
+import type { Citation, FinishReason, Usage } from '../shared/events.js';
+import { Superseded } from '../shared/errors.js';
 import { runEventPayload } from '../webhooks/outbox.js';
-import type { Attachment } from '../files/attachments.js';
+import type { Attachment } from '../shared/attachments.js';
 
 export interface NewRun {
   runId: string;

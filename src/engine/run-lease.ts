@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
-import { Superseded } from './errors.js';
-import type { EventData, EventType } from './events.js';
-import type { InjectPayload, RedisKeys } from './redis-keys.js';
-import { isNoScript, type ScriptCommands, type ScriptedRedis } from './redis-scripts.js';
-import { stopKindOf, type MultitaskStrategy, type StopKind } from './multitask.js';
+import { Superseded } from '../shared/errors.js';
+import type { EventData, EventType } from '../shared/events.js';
+import type { InjectPayload, RedisKeys } from '../shared/redis-keys.js';
+import { isNoScript, type ScriptCommands, type ScriptedRedis } from '../shared/redis-scripts.js';
+import { stopKindOf, type MultitaskStrategy, type StopKind } from '../shared/multitask.js';
 
 /** Which run a protocol step is about: its keys are built from these ids. */
 export interface RunRef {
