@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
-import { Superseded } from '../shared/errors.js';
 import type { EventData, EventType } from '../shared/events.js';
 import type { InjectPayload, RedisKeys } from '../shared/redis-keys.js';
 import { isNoScript, type ScriptCommands, type ScriptedRedis } from '../shared/redis-scripts.js';
 import { stopKindOf, type MultitaskStrategy, type StopKind } from '../shared/multitask.js';
+import { decodeOutcome, decodeScriptError } from './script-outcomes.js';
 
 /** Which run a protocol step is about: its keys are built from these ids. */
 export interface RunRef {
@@ -99,7 +99,7 @@ export class RunLease {
       this.keys.runKeyPrefix(run.userId),
       this.keys.cancelChannel,
     ));
-    return { outcome: outcome as Claim['outcome'], activeRunId: active || null };
+    return { outcome: decodeOutcome('claimConversation', outcome), activeRunId: active || null };
   }
 
   /** Web, undoing a claim that queued the run: it leaves the queue (false when it was not there). */
@@ -122,7 +122,7 @@ export class RunLease {
       run.id,
       this.options.markerTtlSeconds,
     ));
-    return answer === 1 ? 'admitted' : answer === 2 ? 'end' : 'wait';
+    return decodeOutcome('admitQueued', answer);
   }
 
   /** Worker: why a cancelled run was told to stop (a person's cancel, or a newer run's interrupt or rollback). */
@@ -155,7 +155,8 @@ export class RunLease {
       this.keys.cancelChannel,
       this.options.markerTtlSeconds,
     ));
-    return accepted === 1 ? 'active' : accepted === 2 ? 'dequeued' : false;
+    const outcome = decodeOutcome('requestCancel', accepted);
+    return outcome === 'refused' ? false : outcome;
   }
 
   /**
@@ -189,8 +190,9 @@ export class RunLease {
   /** Worker: the run's one atomic end decision. A pending cancel wins; a waiting inject must be answered first. */
   async finish(run: RunRef, owner: string): Promise<FinishOutcome> {
     const [code, detail] = await this.end(run, 1, owner);
-    if (code === 2) return { outcome: 'cancel_pending', kind: stopKindOf(detail) ?? 'cancel' };
-    return code === 0 ? { outcome: 'inject_waiting' } : { outcome: 'finished', successor: detail || null };
+    const outcome = decodeOutcome('finishRun', code);
+    if (outcome === 'cancel_pending') return { outcome, kind: stopKindOf(detail) ?? 'cancel' };
+    return outcome === 'inject_waiting' ? { outcome } : { outcome, successor: detail || null };
   }
 
   /**
@@ -199,7 +201,8 @@ export class RunLease {
    */
   async release(run: RunRef, owner = ''): Promise<{ outcome: 'released'; successor: string | null } | { outcome: 'inject_waiting' }> {
     const [code, successor] = await this.end(run, 0, owner);
-    return code === 1 ? { outcome: 'released', successor: successor || null } : { outcome: 'inject_waiting' };
+    // Releasing, a pending cancel does not win (ARGV[2] = '0'): finishRun answers finished or inject_waiting.
+    return decodeOutcome('finishRun', code) === 'finished' ? { outcome: 'released', successor: successor || null } : { outcome: 'inject_waiting' };
   }
 
   /** Worker: appends events (fenced by `owner`, idempotent per scope and seq) and rings the doorbell once. */
@@ -233,20 +236,19 @@ export class RunLease {
   async recordToolOutputs(run: RunRef, outputs: { call_id: string; output: string }[]): Promise<{ outcome: 'recorded' | 'all_answered' | 'cancelled' } | { outcome: 'not_pending'; callId: string }> {
     const args = outputs.flatMap((o) => [o.call_id, JSON.stringify({ output: o.output })]);
     const [code, callId] = await callScript(() => this.redis.recordToolOutputs(this.keys.runApprovals(run), this.keys.runCancel(run), ...args));
-    if (code === 0) return { outcome: 'not_pending', callId: callId ?? '' };
-    return { outcome: code === -1 ? 'cancelled' : code === 2 ? 'all_answered' : 'recorded' };
+    const outcome = decodeOutcome('recordToolOutputs', code);
+    return outcome === 'not_pending' ? { outcome, callId: callId ?? '' } : { outcome };
   }
 
   /** Web: records a decision; 'not_pending' when the call waits for none, 'all_decided' when the caller should wake the run. */
   async decide(run: RunRef, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'all_decided'> {
-    const result = await callScript(() => this.redis.decideApproval(this.keys.runApprovals(run), callId, JSON.stringify(decision)));
-    return result === 0 ? 'not_pending' : result === 2 ? 'all_decided' : 'recorded';
+    return decodeOutcome('decideApproval', await callScript(() => this.redis.decideApproval(this.keys.runApprovals(run), callId, JSON.stringify(decision))));
   }
 
   /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
   async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
     const k = this.holdKeys(run);
-    return (await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds))) === 1;
+    return decodeOutcome('parkRun', await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds))) === 'wake';
   }
 
   /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
@@ -298,7 +300,7 @@ export class RunLease {
     const keys = [this.keys.conversationActive(userId, conversationId), this.keys.conversationQueue(userId, conversationId)] as const;
     const tombstone = `deleting:${randomUUID()}`;
     const held = await callScript(() => this.redis.holdConversation(...keys, 'hold', tombstone, seconds));
-    if (held !== 1) return null;
+    if (decodeOutcome('holdConversation', held) !== 'done') return null;
     return {
       release: async () => void (await callScript(() => this.redis.holdConversation(...keys, 'release', tombstone, 0))),
       linger: async (lingerSeconds: number) => void (await callScript(() => this.redis.holdConversation(...keys, 'linger', tombstone, lingerSeconds))),
@@ -326,16 +328,15 @@ export class RunLease {
   }
 }
 
-/** Calls a script, once more on NOSCRIPT (see isNoScript); its SUPERSEDED error reply as the typed error. */
+/** Calls a script, once more on NOSCRIPT (see isNoScript); its error replies decoded (SUPERSEDED as Superseded). */
 async function callScript<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call().catch((err: unknown) => (isNoScript(err) ? call() : Promise.reject(err)));
   } catch (err) {
-    if (err instanceof Error && err.message.includes('SUPERSEDED')) throw new Superseded();
-    throw err;
+    throw decodeScriptError(err);
   }
 }
 
 function breakpointState([cancel, ...items]: [number, ...string[]]): BreakpointState {
-  return { cancelPending: cancel === 1, waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
+  return { cancelPending: decodeOutcome('breakpoint', cancel) === 'cancel_pending', waiting: items.map((item) => JSON.parse(item) as InjectPayload) };
 }

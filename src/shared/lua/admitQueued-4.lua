@@ -11,7 +11,8 @@
   ARGV[1] run id
   ARGV[2] marker TTL in seconds
 
-  Returns 1 when the run may start, 2 when it must only end (cancelled while it waited), 0 when it must wait.
+  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `admitted` when the run may start,
+  2 `end` when it must only end (cancelled while it waited), 0 `wait` when it must wait.
 ]]
 if redis.call('EXISTS', KEYS[4]) == 1 then return 2 end
 local active = redis.call('GET', KEYS[1])

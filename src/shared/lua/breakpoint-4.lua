@@ -9,7 +9,8 @@
   ARGV[1] run id
   ARGV[2] TTL in seconds
 
-  Returns {cancel pending (0|1), every waiting inject payload...}.
+  Returns {0 `no_cancel` | 1 `cancel_pending`, every waiting inject payload...} (outcomes named in
+  src/engine/script-outcomes.ts).
 ]]
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 local now = tonumber(redis.call('TIME')[1])

@@ -22,8 +22,9 @@
   ARGV[11] the prefix of the active run's keys (its cancel flag is <prefix><run id>:cancel: same hash tag)
   ARGV[12] the workers' cancel channel
 
-  Returns {outcome, entry id or '', active run id or ''}; outcome 'claimed' (the run is active now),
-  'queued' (behind the active run), 'busy' (reject), 'full' (queue at its bound) or 'limit' (user's cap).
+  Returns {outcome, entry id or '', active run id or ''}; outcome (named in src/engine/script-outcomes.ts)
+  'claimed' (the run is active now), 'queued' (behind the active run), 'busy' (reject), 'full' (queue at
+  its bound) or 'limit' (user's cap).
 ]]
 local active = redis.call('GET', KEYS[1])
 local strategy = ARGV[9]

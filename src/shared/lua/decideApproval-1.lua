@@ -8,9 +8,9 @@
   ARGV[1] the call id
   ARGV[2] the decision (JSON)
 
-  Returns 0 when the call does not wait for a decision (unknown, already decided, or a client
-  tool call, which only its client's output answers);
-  1 when recorded; 2 when recorded and every call is decided.
+  Returns (outcomes named in src/engine/script-outcomes.ts) 0 `not_pending` when the call does not
+  wait for a decision (unknown, already decided, or a client tool call, which only its client's output
+  answers); 1 `recorded`; 2 `all_decided` when recorded and every call is decided.
 ]]
 local field = 'call:' .. ARGV[1]
 if redis.call('HGET', KEYS[1], field) ~= 'pending' then return 0 end

@@ -17,11 +17,12 @@
   ARGV[3] owner attempt ('' = not fenced: the web undoing a claim)
   ARGV[4] marker TTL in seconds (for the run that takes over)
 
-  Returns {2, cancel kind} when a cancel is pending (and ARGV[2] = '1'), {0, ''} when an inject is
-  waiting, {1, next run id or ''} when finished (marker, cap entry and cancel flag released, and the
+  Returns (outcomes named in src/engine/script-outcomes.ts) {2 `cancel_pending`, cancel kind} when a
+  cancel is pending (and ARGV[2] = '1'), {0 `inject_waiting`, ''} when an inject is waiting,
+  {1 `finished`, next run id or ''} when finished (marker, cap entry and cancel flag released, and the
   approvals hash with the flag: a client's tool output after a cancel is refused, never taken by a run
   that is over);
-  error SUPERSEDED when another attempt owns the run.
+  error SUPERSEDED (`superseded`) when another attempt owns the run.
 ]]
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[5], 'owner') ~= ARGV[3] then
   return redis.error_reply('SUPERSEDED')

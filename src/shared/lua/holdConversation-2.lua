@@ -12,8 +12,9 @@
   ARGV[2] the tombstone ('deleting:' .. a random token)
   ARGV[3] seconds: how long the hold lasts should its holder die (hold); how long it stays (linger)
 
-  Returns 1 on success; 0 when hold finds a run active or waiting (nothing set), or when release
-  or linger find the marker no longer this tombstone (nothing changed).
+  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `done` on success; 0 `refused` when hold
+  finds a run active or waiting (nothing set), or when release or linger find the marker no longer
+  this tombstone (nothing changed).
 ]]
 local mode = ARGV[1]
 if mode == 'hold' then

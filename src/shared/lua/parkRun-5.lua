@@ -12,7 +12,8 @@
   ARGV[1] run id
   ARGV[2] seconds the marker and injects must last (the approval timeout and a margin)
 
-  Returns 1 when every call is decided or a cancel is pending (wake it now), else 0.
+  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `wake` when every call is decided or a
+  cancel is pending (wake it now), else 0 `keep_waiting`.
 ]]
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end

@@ -13,7 +13,8 @@
   ARGV[5] how to ring it: PUBLISH, or SPUBLISH on a cluster (the channel carries the keys' hash tag)
   ARGV[6...] the events, four values each: type, data (one-line JSON), scope ('' = not numbered), seq
 
-  Returns the number of events appended; error SUPERSEDED when another attempt owns the run.
+  Returns the number of events appended; error SUPERSEDED (`superseded`, src/engine/script-outcomes.ts)
+  when another attempt owns the run.
 ]]
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], 'owner') ~= ARGV[3] then
   return redis.error_reply('SUPERSEDED')

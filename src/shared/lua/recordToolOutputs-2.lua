@@ -8,8 +8,9 @@
   KEYS[2] the run's cancel flag
   ARGV[1], ARGV[2], … pairs: the call id, the output (JSON)
 
-  Returns {0, call id} when a call does not wait for a client output (unknown, answered, or not a
-  client tool call); {-1} when the run was cancelled; {1} recorded; {2} recorded and every call answered.
+  Returns (outcomes named in src/engine/script-outcomes.ts) {0 `not_pending`, call id} when a call does
+  not wait for a client output (unknown, answered, or not a client tool call); {-1 `cancelled`} when the
+  run was cancelled; {1 `recorded`}; {2 `all_answered`} recorded and every call answered.
 ]]
 if redis.call('EXISTS', KEYS[2]) == 1 then return {-1} end
 for i = 1, #ARGV, 2 do

@@ -16,7 +16,7 @@
   ARGV[5...] the call ids
 
   Returns {state, deadline} of each call in order (state 'pending' or its answer);
-  error SUPERSEDED when another attempt owns the run.
+  error SUPERSEDED (`superseded`, src/engine/script-outcomes.ts) when another attempt owns the run.
 ]]
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then
   return redis.error_reply('SUPERSEDED')

@@ -9,8 +9,9 @@
   ARGV[2] the workers' cancel channel
   ARGV[3] flag TTL in seconds
 
-  Returns 1 when accepted (the run is active), 2 when accepted and taken out of the queue (its job
-  must be woken for a worker to end it), 0 when the run is neither.
+  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `active` when accepted (the run is
+  active), 2 `dequeued` when accepted and taken out of the queue (its job must be woken for a worker
+  to end it), 0 `refused` when the run is neither.
 ]]
 local outcome = 1
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
