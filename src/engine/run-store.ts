@@ -9,6 +9,7 @@ import type { Citation, FinishReason, Usage } from '../shared/events.js';
 import { Superseded } from '../shared/errors.js';
 import { runEventPayload } from '../webhooks/outbox.js';
 import type { Attachment } from '../shared/attachments.js';
+import { guardedStatuses, HOLDING_STATUSES, TRANSITIONS, WORKING_STATUS, type StoreMethod } from './transitions.js';
 
 export interface NewRun {
   runId: string;
@@ -152,6 +153,12 @@ const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_vers
  * session flushes the log past it. Referenced by the statement, or Postgres would not evaluate it.
  */
 const ASYNCHRONOUS_COMMIT = `asynchronous_commit as (select set_config('synchronous_commit', 'off', true))`;
+/**
+ * The status guards of the SQL, from the transition table (transitions.ts): `status ${inStatuses(x)}`
+ * with `...x` bound, so a guard cannot drift from the table.
+ */
+const GUARDS = Object.fromEntries((['failUnqueued', 'claim', 'park', 'succeed', 'fail'] as const).map((method) => [method, guardedStatuses(method)])) as Record<Exclude<StoreMethod, 'create' | 'handBack'>, string[]>;
+const inStatuses = (statuses: readonly string[]) => `in (${statuses.map(() => '?').join(', ')})`;
 const runColumns = (alias?: string) => RUN_COLUMNS.map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
 
 /** How a worker attempt claims the run as it loads it: its fencing token and BullMQ's count of its worker's deaths. */
@@ -254,8 +261,9 @@ export class RunStore {
   /** A run that was stored but could not be queued. */
   async failUnqueued(runId: string): Promise<void> {
     await this.knex('runs')
-      .update({ status: 'failed', error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() })
-      .where({ id: runId, status: 'queued' });
+      .update({ status: TRANSITIONS.enqueue_failed.to, error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() })
+      .where({ id: runId })
+      .whereIn('status', GUARDS.failUnqueued);
   }
 
   /**
@@ -267,8 +275,8 @@ export class RunStore {
   async load(runId: string, bound: HistoryBound, claim?: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
     const claiming = claim
       ? `with ${ASYNCHRONOUS_COMMIT}, claimed as (
-           update runs set status = 'running', started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false, required_action = null
-           where id = ? and status in ('queued', 'running', 'waiting', 'requires_action') and attempt < ? returning id
+           update runs set status = ?, started_at = coalesce(started_at, now()), attempt = ?, crashes = ?, handed_back = false, required_action = null
+           where id = ? and status ${inStatuses(GUARDS.claim)} and attempt < ? returning id
          )
          `
       : '';
@@ -290,7 +298,7 @@ export class RunStore {
        left join conversations c on c.id = r.conversation_id
        left join lateral (select q.seq, q.attachments from messages q where q.run_id = r.id and q.role = 'user' and not q.injected limit 1) q on true
        where r.id = ?`,
-      [...(claim ? [claim.attempt, claim.crashes, runId, claim.attempt] : []), bound.messages, bound.tokens, bound.windows, runId],
+      [...(claim ? [TRANSITIONS.started.to, claim.attempt, claim.crashes, runId, ...GUARDS.claim, claim.attempt] : []), bound.messages, bound.tokens, bound.windows, runId],
     );
     const row = rows[0];
     if (!row) return undefined;
@@ -313,12 +321,12 @@ export class RunStore {
   async compact(run: Run, compaction: Compaction): Promise<void> {
     await this.asAttempt(run.id, run.attempt, () => this.knex.raw(
       `with fence as (
-         update runs set checkpoint = ?::jsonb where id = ? and attempt = ? and status = 'running' returning conversation_id
+         update runs set checkpoint = ?::jsonb where id = ? and attempt = ? and status = ? returning conversation_id
        ), summary as (
          update conversations c set summary = ?, summary_through = ? from fence where c.id = fence.conversation_id
        ), ${COUNTED('fence')}
        select (select count(*) from fence)::int as updated`,
-      [compaction.checkpoint, run.id, run.attempt, compaction.summary, compaction.through, JSON.stringify(compaction.counted)],
+      [compaction.checkpoint, run.id, run.attempt, WORKING_STATUS, compaction.summary, compaction.through, JSON.stringify(compaction.counted)],
     ));
   }
 
@@ -329,9 +337,9 @@ export class RunStore {
    */
   async claimAttempt(runId: string, attempt: number, crashes?: number): Promise<boolean> {
     const updated = await this.knex('runs')
-      .update({ status: 'running', started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false, required_action: null })
+      .update({ status: TRANSITIONS.started.to, started_at: this.knex.raw('coalesce(started_at, now())'), attempt, ...(crashes === undefined ? {} : { crashes }), handed_back: false, required_action: null })
       .where({ id: runId })
-      .whereIn('status', ['queued', 'running', 'waiting', 'requires_action'])
+      .whereIn('status', GUARDS.claim)
       .where('attempt', '<', attempt);
     return updated > 0;
   }
@@ -356,14 +364,14 @@ export class RunStore {
     const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.statement(
       'succeed',
       `with final as (
-         update runs set status = 'succeeded', answer = ?, output = ?::jsonb, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
-         where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
+         update runs set status = ?, answer = ?, output = ?::jsonb, finish_reason = ?, usage = ?::jsonb, cost = ${COST}, finished_at = now()
+         where id = ? and attempt = ? and status ${inStatuses(GUARDS.succeed)} returning id, user_id, conversation_id
        ), answer as (
          insert into messages (id, conversation_id, run_id, role, content, citations, tokens)
          select ?, conversation_id, id, 'assistant', ?, ?::jsonb, ?::int from final
        ), ${COUNTED('final')}, ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.answer, end.output === undefined ? null : JSON.stringify(end.output), end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
+      [TRANSITIONS.succeeded.to, end.answer, end.output === undefined ? null : JSON.stringify(end.output), end.finishReason, JSON.stringify(end.usage), ...costBindings(end), run.id, run.attempt, ...GUARDS.succeed, messageId, end.answer, JSON.stringify(end.citations), end.answerTokens ?? null, JSON.stringify(end.counted ?? []), ...outboxBindings(payload)],
     ));
     return { messageId, deliveries: row.deliveries };
   }
@@ -380,7 +388,7 @@ export class RunStore {
       'fail',
       `with final as (
          update runs set status = ?, error = ?::jsonb, usage = ?::jsonb, answer = ?, cost = ${COST}, finished_at = now()
-         where id = ? and attempt = ? and status = 'running' returning id, user_id, conversation_id
+         where id = ? and attempt = ? and status ${inStatuses(GUARDS.fail)} returning id, user_id, conversation_id
        ), said as (
          insert into messages (id, conversation_id, run_id, role, content)
          select gen_random_uuid(), conversation_id, id, 'assistant', ?::text from final where ?::text is not null
@@ -388,7 +396,7 @@ export class RunStore {
          delete from messages where ?::boolean and run_id = (select id from final)
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, said, said, end.rollback === true, ...outboxBindings(payload)],
+      [end.status, JSON.stringify(end.error), JSON.stringify(end.usage), answer, ...costBindings(end), run.id, run.attempt, ...GUARDS.fail, said, said, end.rollback === true, ...outboxBindings(payload)],
     ));
     return { deliveries: row.deliveries };
   }
@@ -400,15 +408,15 @@ export class RunStore {
    * run.requires_action webhook outbox, in one statement. Only the attempt that owns the run may.
    */
   async park(run: Run, progress: { usage: Usage; activeMs: number; checkpoint: string; requiredAction?: RequiredAction | null }): Promise<{ deliveries: string[] }> {
-    const status = progress.requiredAction ? 'requires_action' : 'waiting';
+    const status = progress.requiredAction ? TRANSITIONS.parked_for_client_tools.to : TRANSITIONS.parked_for_approval.to;
     const payload = runEventPayload(`run.${status}`, run, { status, answer: null, finishReason: null, error: null, usage: progress.usage, durationMs: progress.activeMs });
     const row = await this.asAttempt<FencedRow>(run.id, run.attempt, () => this.knex.raw(
       `with final as (
          update runs set status = ?, usage = ?::jsonb, checkpoint = ?::jsonb, required_action = ?::jsonb
-         where id = ? and attempt = ? and status = 'running' returning id, user_id
+         where id = ? and attempt = ? and status ${inStatuses(GUARDS.park)} returning id, user_id
        ), ${OUTBOX}
        select (select count(*) from final)::int as updated, coalesce((select array_agg(id) from outbox), '{}') as deliveries`,
-      [status, JSON.stringify(progress.usage), progress.checkpoint, progress.requiredAction ? JSON.stringify(progress.requiredAction) : null, run.id, run.attempt, ...outboxBindings(payload)],
+      [status, JSON.stringify(progress.usage), progress.checkpoint, progress.requiredAction ? JSON.stringify(progress.requiredAction) : null, run.id, run.attempt, ...GUARDS.park, ...outboxBindings(payload)],
     ));
     return { deliveries: row.deliveries };
   }
@@ -422,14 +430,14 @@ export class RunStore {
   async admitQueued(runId: string, conversationId: string): Promise<boolean> {
     const { rows } = await this.knex.raw(
       `with blocking as (
-         select 1 from runs where conversation_id = ? and id <> ? and status in ('running', 'waiting', 'requires_action') limit 1
+         select 1 from runs where conversation_id = ? and id <> ? and status ${inStatuses(HOLDING_STATUSES)} limit 1
        ), moved as (
          update messages set seq = default
          where run_id = ? and role = 'user' and not injected and not exists (select 1 from blocking)
-           and exists (select 1 from runs where id = ? and status = 'queued')
+           and exists (select 1 from runs where id = ? and status ${inStatuses(TRANSITIONS.started.from)})
        )
        select not exists (select 1 from blocking) as admitted`,
-      [conversationId, runId, runId, runId],
+      [conversationId, runId, ...HOLDING_STATUSES, runId, runId, ...TRANSITIONS.started.from],
     );
     return rows[0].admitted === true;
   }
