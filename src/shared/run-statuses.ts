@@ -1,4 +1,7 @@
-/** A run's states (DESIGN §5, §11, §19, §23), the last four final, and its modes. `requires_action`: parked for the client's tool outputs. */
+/**
+ * A run's states (DESIGN §5, §11, §19, §23), the last four final, and its modes. `requires_action`: parked for the client's tool outputs.
+ * How a run moves between them is src/engine/transitions.ts (src/db, below the engine, reads these lists; a test checks they agree with it).
+ */
 export const RUN_STATUSES = ['queued', 'running', 'waiting', 'requires_action', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_RUN_STATUSES = ['succeeded', 'failed', 'cancelled', 'interrupted'] as const;
