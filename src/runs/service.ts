@@ -13,17 +13,17 @@ import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } fro
 import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, Claim, RunLease, RunRef } from '../engine/run-lease.js';
 import type { NewRun, PriorMessage, RunStore } from '../engine/run-store.js';
+import { WebEngine } from '../engine/web-engine.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
-import { QUEUED_RECHECK_MS, runJobOptions, STORED_FORMAT_MAX, STORED_TEXT_MAX, wakeRunJob, type RunJob, type StoredRun } from '../shared/jobs.js';
+import { STORED_FORMAT_MAX, STORED_TEXT_MAX, type RunJob, type StoredRun } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
 import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
 import { TOOL_OUTPUTS_MAX, type ClientTool, type ToolOutput } from '../shared/client-tools.js';
 import { TOOL_NAMES } from '../shared/tools.js';
-import { isParked } from '../shared/run-statuses.js';
 import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.js';
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
@@ -78,9 +78,9 @@ export class RunService {
     private readonly models: Models,
     private readonly conversations: ConversationService,
     private readonly files: Pick<FileService, 'attachable'>,
-    private readonly store: RunStore,
+    store: RunStore,
     private readonly lease: RunLease,
-    private readonly queue: Queue<RunJob>,
+    queue: Queue<RunJob>,
     /** `contextWindows` (DESIGN §20): what a run's model reads when its agent sets no context_window; absent: the built-in defaults. */
     private readonly limits: { perUser: number; contextWindows?: { defaultModel: string; gateway: number } },
     private readonly audit: AuditLog,
@@ -88,7 +88,11 @@ export class RunService {
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
     /** Where long messages are token-counted: the web's worker threads (DESIGN §21). */
     private readonly cpu: Pick<CpuWork, 'firstAbove'> = inlineCpu,
-  ) {}
+  ) {
+    this.engine = new WebEngine(store, lease, queue);
+  }
+
+  private readonly engine: WebEngine;
 
   async start(request: StartRequest): Promise<Run> {
     const { userId } = request;
@@ -111,47 +115,14 @@ export class RunService {
     const traceId = traced?.traceId ?? null;
     const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const, trace_id: traceId };
     const strategy = request.multitaskStrategy ?? 'reject';
-    const claim = await this.lease.claim(ref, announced, this.limits.perUser, strategy);
-    refuseClaim(claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
-    const queued = claim.outcome === 'queued';
-    try {
-      const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null };
-      // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
-      const stored = storedRunOf(newRun);
-      const job: RunJob = { runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) };
-      // A queued run's job waits (delayed) until the run before it ends and wakes it; the delay is only a fallback.
-      const enqueue = () => this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
-      let run: Run;
-      if (stored && !queued) {
-        run = await this.createWhileQueueing(newRun, enqueue);
-      } else {
-        run = await this.store.create(newRun, { asynchronousCommit: stored !== undefined });
-        await enqueue();
-      }
-      this.metrics.runsStarted.inc({ mode: request.mode });
-      if (queued) await this.afterQueued(ref, strategy, claim.activeRunId);
-      return run;
-    } catch (err) {
-      await this.undoClaim(ref, queued).catch(() => {});
-      await this.store.failUnqueued(ref.id).catch(() => {});
-      throw err;
-    }
-  }
-
-  /**
-   * A run whose job carries its row (issue 26): the row is written while the job is added, so
-   * neither waits for the other. A worker that takes the job before the row is there waits for it
-   * or writes it itself (workers/runs/executor.ts). When the write fails the job is settled first, so
-   * the caller's undoing (the stream discarded) tells such a worker the run was given up.
-   */
-  private async createWhileQueueing(newRun: NewRun, enqueue: () => Promise<unknown>): Promise<Run> {
-    const [created, queued] = await Promise.allSettled([this.store.create(newRun, { asynchronousCommit: true }), enqueue()]);
-    if (created.status === 'rejected') {
-      if (queued.status === 'fulfilled') await this.queue.remove(newRun.runId).catch(() => 0);
-      throw created.reason;
-    }
-    if (queued.status === 'rejected') throw queued.reason;
-    return created.value;
+    const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null };
+    // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
+    const stored = storedRunOf(newRun);
+    const jobFor = (queued: boolean): RunJob => ({ runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) });
+    const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, strategy, newRun, jobFor });
+    if (started.outcome === 'refused') refuseClaim(started.claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
+    else this.metrics.runsStarted.inc({ mode: request.mode });
+    return (started as { run: Run }).run;
   }
 
   /**
@@ -192,30 +163,12 @@ export class RunService {
     const payload: InjectPayload = { message_id: randomUUID(), content };
     await this.models.Message.knex().transaction(async (trx) => {
       await this.models.Message.query(trx).insert({ id: payload.message_id, conversation_id: conversationId, role: 'user', content, injected: true });
-      const runId = await this.lease.inject(userId, conversationId, payload);
+      const runId = await this.engine.inject(userId, conversationId, payload);
       if (!runId) throw new ConflictError('no_active_execution', 'The conversation has no active execution to inject into');
       // The active run's row may not be committed yet (its claim comes first, or it was just handed the conversation
       // from the queue): then the message names no run rather than failing a reference an accepted inject cannot undo.
       await trx('messages').update({ run_id: trx('runs').select('id').where({ id: runId }) }).where({ id: payload.message_id });
     });
-  }
-
-  /**
-   * A run queued behind another: if that one ended while the job was being added, nobody woke the
-   * job, so wake it now. A stopped run waiting for approval has no worker to hear the stop: wake it.
-   */
-  private async afterQueued(ref: RunRef, strategy: MultitaskStrategy, activeRunId: string | null): Promise<void> {
-    if (strategy !== 'enqueue' && activeRunId) await wakeRunJob(this.queue, activeRunId);
-    if (await this.lease.holds(ref)) await wakeRunJob(this.queue, ref.id);
-  }
-
-  /** Undoes a claim whose run could not be stored or queued (a run that took the conversation over from it is woken). */
-  private async undoClaim(ref: RunRef, queued: boolean): Promise<void> {
-    if (!queued || !(await this.lease.withdraw(ref))) {
-      const released = await this.lease.release(ref);
-      if (released.outcome === 'released' && released.successor) await wakeRunJob(this.queue, released.successor);
-    }
-    await this.lease.discardStream(ref);
   }
 
   async ownRun(userId: string, runId: string): Promise<Run> {
@@ -239,10 +192,7 @@ export class RunService {
   }
 
   private async requestCancel(run: Run): Promise<Run> {
-    const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
-    if (!accepted) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
-    // A run parked (for approval or its client's outputs), or queued behind another, has no worker to hear the cancel: wake its job so one ends it.
-    if (isParked(run.status) || accepted === 'dequeued') await wakeRunJob(this.queue, run.id);
+    if (!(await this.engine.cancel(run))) throw new ConflictError('no_active_execution', `The run has already finished (${run.status}); there is nothing to cancel`);
     return run;
   }
 
@@ -252,12 +202,9 @@ export class RunService {
    */
   async decide(userId: string, runId: string, callId: string, decision: ApprovalDecision): Promise<'recorded' | 'resuming'> {
     const run = await this.ownRun(userId, runId);
-    const outcome = run.isFinal ? 'not_pending' : await this.lease.decide(runRef(run), callId, decision);
+    const outcome = await this.engine.decide(run, callId, decision);
     if (outcome === 'not_pending') throw new ConflictError('approval_not_pending', `The run does not wait for a decision on call "${callId}"`);
-    if (outcome === 'recorded') return 'recorded';
-    // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
-    await wakeRunJob(this.queue, run.id);
-    return 'resuming';
+    return outcome;
   }
 
   /**
@@ -270,14 +217,11 @@ export class RunService {
     // A row still `running` may be parking right now (the calls are announced before the row is written): the outputs are taken if its calls wait.
     const parking = run.status === 'running';
     if (run.status !== 'requires_action' && !parking) throw notRequiringAction(run);
-    const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
+    const recorded = await this.engine.submitToolOutputs(run, outputs);
     if (recorded.outcome === 'cancelled') throw new ConflictError('not_requires_action', 'The run was cancelled; it takes no more tool outputs');
     if (recorded.outcome === 'not_pending' && parking) throw notRequiringAction(run);
     if (recorded.outcome === 'not_pending') throw new ConflictError('tool_output_not_pending', `The run does not wait for an output of call "${recorded.callId}" (unknown, or already answered)`);
-    if (recorded.outcome === 'recorded') return 'recorded';
-    // If the worker is still parking it (the job not yet delayed), it sees the outputs itself and wakes it.
-    await wakeRunJob(this.queue, run.id);
-    return 'resuming';
+    return recorded.outcome;
   }
 
   /** The user's run parked in `requires_action` on every one of these call ids (for /v1 resuming by history), if any. */
@@ -308,7 +252,7 @@ export class RunService {
   }
 
   private async joinable(run: Run): Promise<Run> {
-    if (run.isFinal && !(await this.lease.streamExists(runRef(run)))) {
+    if (run.isFinal && !(await this.engine.streamExists(run))) {
       const outcome = { status: run.status, answer: run.answer, usage: run.usage };
       throw new GoneError(`The run's event stream has expired; GET /api/runs/${run.id} holds its result`, outcome);
     }

@@ -1,0 +1,146 @@
+import type { Queue } from 'bullmq';
+import type { Run } from '../db/models.js';
+import type { EventData } from '../shared/events.js';
+import type { InjectPayload } from '../shared/redis-keys.js';
+import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
+import type { MultitaskStrategy } from '../shared/multitask.js';
+import { isParked } from '../shared/run-statuses.js';
+import type { ApprovalDecision, Claim, RunLease, RunRef } from './run-lease.js';
+import type { NewRun, RunStore } from './run-store.js';
+
+/** How the web asks for a run to start: its ids, its `run` event, its row, its job, and the conversation's rules. */
+export interface StartPlan {
+  ref: RunRef;
+  announced: EventData<'run'>;
+  userLimit: number;
+  strategy: MultitaskStrategy;
+  newRun: NewRun;
+  /** The run's job, once the claim says whether it waits behind another run. */
+  jobFor(queued: boolean): RunJob;
+}
+
+export type StartResult = { outcome: 'refused'; claim: Claim } | { outcome: 'started'; run: Run; claim: Claim };
+
+export const runRef = (run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
+
+/**
+ * The web's face of the run engine (DESIGN §22): start, inject, cancel, decide, submit tool
+ * outputs. Each pairs the Redis step that decides (src/engine/run-lease.ts) with the Postgres
+ * record (src/engine/run-store.ts) and the job, in the order src/engine/transitions.ts describes,
+ * and wakes the run's job where a parked or queued run must hear what happened. Who may do it
+ * (ownership, validation, budgets) is decided before, by the caller (src/runs/service.ts).
+ */
+export class WebEngine {
+  constructor(
+    readonly store: RunStore,
+    readonly lease: RunLease,
+    private readonly queue: Queue<RunJob>,
+  ) {}
+
+  /**
+   * `created`: claims the conversation (or queues behind its active run, as `strategy` says), then
+   * writes the queued row and adds the job; a refused claim writes nothing. A failure after the
+   * claim undoes it and ends the row `failed` (`enqueue_failed`).
+   */
+  async start(plan: StartPlan): Promise<StartResult> {
+    const { ref, newRun } = plan;
+    const claim = await this.lease.claim(ref, plan.announced, plan.userLimit, plan.strategy);
+    if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { outcome: 'refused', claim };
+    const queued = claim.outcome === 'queued';
+    try {
+      const job = plan.jobFor(queued);
+      const enqueue = () => this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });
+      let run: Run;
+      if (job.stored && !queued) {
+        run = await this.createWhileQueueing(newRun, enqueue);
+      } else {
+        run = await this.store.create(newRun, { asynchronousCommit: job.stored !== undefined });
+        await enqueue();
+      }
+      if (queued) await this.afterQueued(ref, plan.strategy, claim.activeRunId);
+      return { outcome: 'started', run, claim };
+    } catch (err) {
+      await this.undoClaim(ref, queued).catch(() => {});
+      await this.store.failUnqueued(ref.id).catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Queues an inject while the conversation has an active run: that run's id, or null (nothing queued: 409). */
+  inject(userId: string, conversationId: string, payload: InjectPayload): Promise<string | null> {
+    return this.lease.inject(userId, conversationId, payload);
+  }
+
+  /**
+   * Accepts a cancel while the run is queued, running or parked (false when it is final or holds
+   * nothing). A parked run, or one queued behind another, has no worker to hear it: its job is woken.
+   */
+  async cancel(run: Run): Promise<boolean> {
+    const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
+    if (!accepted) return false;
+    if (isParked(run.status) || accepted === 'dequeued') await this.wake(run.id);
+    return true;
+  }
+
+  /** A person's decision on a gated call; the last one resumes the run (`resumed`). */
+  async decide(run: Run, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'resuming'> {
+    const outcome = run.isFinal ? 'not_pending' : await this.lease.decide(runRef(run), callId, decision);
+    if (outcome !== 'all_decided') return outcome;
+    // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
+    await this.wake(run.id);
+    return 'resuming';
+  }
+
+  /** The client's outputs of its tool calls, all or none; the last one resumes the run (`resumed`). */
+  async submitToolOutputs(run: Run, outputs: { call_id: string; output: string }[]): Promise<{ outcome: 'recorded' | 'resuming' | 'cancelled' } | { outcome: 'not_pending'; callId: string }> {
+    const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
+    if (recorded.outcome === 'not_pending') return recorded;
+    if (recorded.outcome !== 'all_answered') return { outcome: recorded.outcome };
+    await this.wake(run.id);
+    return { outcome: 'resuming' };
+  }
+
+  /** Whether a run's event stream can still be joined (it expires RUN_STREAM_TTL_S after `done`). */
+  streamExists(run: Run): Promise<boolean> {
+    return this.lease.streamExists(runRef(run));
+  }
+
+  /** Moves a run's delayed job to waiting, for a worker to take (a parked run resuming, a queued run's turn). */
+  wake(runId: string): Promise<void> {
+    return wakeRunJob(this.queue, runId);
+  }
+
+  /**
+   * A run whose job carries its row (issue 26): the row is written while the job is added, so
+   * neither waits for the other. A worker that takes the job before the row is there waits for it
+   * or writes it itself (workers/runs/executor.ts). When the write fails the job is settled first, so
+   * the caller's undoing (the stream discarded) tells such a worker the run was given up.
+   */
+  private async createWhileQueueing(newRun: NewRun, enqueue: () => Promise<unknown>): Promise<Run> {
+    const [created, queued] = await Promise.allSettled([this.store.create(newRun, { asynchronousCommit: true }), enqueue()]);
+    if (created.status === 'rejected') {
+      if (queued.status === 'fulfilled') await this.queue.remove(newRun.runId).catch(() => 0);
+      throw created.reason;
+    }
+    if (queued.status === 'rejected') throw queued.reason;
+    return created.value;
+  }
+
+  /**
+   * A run queued behind another: if that one ended while the job was being added, nobody woke the
+   * job, so wake it now. A stopped run waiting for approval has no worker to hear the stop: wake it.
+   */
+  private async afterQueued(ref: RunRef, strategy: MultitaskStrategy, activeRunId: string | null): Promise<void> {
+    if (strategy !== 'enqueue' && activeRunId) await this.wake(activeRunId);
+    if (await this.lease.holds(ref)) await this.wake(ref.id);
+  }
+
+  /** Undoes a claim whose run could not be stored or queued (a run that took the conversation over from it is woken). */
+  private async undoClaim(ref: RunRef, queued: boolean): Promise<void> {
+    if (!queued || !(await this.lease.withdraw(ref))) {
+      const released = await this.lease.release(ref);
+      if (released.outcome === 'released' && released.successor) await this.wake(released.successor);
+    }
+    await this.lease.discardStream(ref);
+  }
+}
