@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Models, Agent } from '../db/models.js';
-import type { ToolApproval } from '../shared/tools.js';
+import type { ToolApproval, ToolName } from '../shared/tools.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { generationSettings, settingsProblems, type GatewayTool, type StoredSettings } from '../shared/model-settings.js';
 import type { GatewayConfig } from '../config.js';
@@ -11,13 +11,14 @@ import type { KnowledgeService } from '../knowledge/service.js';
 import type { ConnectorService } from '../connectors/service.js';
 import type { ScheduleService } from '../schedules/service.js';
 import { pageOf, type Page } from '../shared/pages.js';
+import { presentAgent } from './records.js';
 
 export interface NewAgent extends StoredSettings {
   name: string;
   instructions: string;
   /** Null or absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts. */
   model?: string | null;
-  tools: string[];
+  tools: ToolName[];
   max_iterations: number;
   knowledge_base_ids: string[];
   connector_ids: string[];
@@ -86,7 +87,7 @@ export class AgentService {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.Agent, userId, page, (agent) => agent.toPublic());
+    return listOwned(this.models.Agent, userId, page, presentAgent);
   }
 
   own(userId: string, id: string): Promise<Agent> {

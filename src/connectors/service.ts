@@ -11,6 +11,7 @@ import { bounded, describeConnectorError, MAX_RESPONSE_BYTES, McpSession, type C
 import { MAX_HEADERS, openHeaders, patchSealedHeaders, sealHeaders } from './secrets.js';
 import { toolPrefix } from './tool-names.js';
 import { SYSTEM_ACTOR, type Actor, type AuditEntry, type AuditLog } from '../audit/log.js';
+import { presentConnector } from './records.js';
 
 export interface ConnectorFields {
   name: string;
@@ -73,7 +74,7 @@ export class ConnectorService {
   ) {}
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.Connector, userId, page, (connector) => connector.toPublic());
+    return listOwned(this.models.Connector, userId, page, presentConnector);
   }
 
   own(userId: string, id: string): Promise<Connector> {

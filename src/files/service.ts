@@ -9,6 +9,7 @@ import { NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMedia
 import { IMAGE_TYPES, ImageRejected, type ImageType, type ImageProcessor, type InspectedImage } from './images.js';
 import type { FileStorage } from './storage.js';
 import { attachmentView, type Attachment, type AttachmentView } from '../shared/attachments.js';
+import { presentFile } from './records.js';
 
 /** What an upload hands the service: the client's name for the file and its bytes. */
 export interface IncomingFile {
@@ -125,7 +126,7 @@ export class FileService {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.File, userId, page, (file) => file.toPublic());
+    return listOwned(this.File, userId, page, presentFile);
   }
 
   own(userId: string, id: string): Promise<StoredFile> {

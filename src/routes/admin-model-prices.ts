@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { Reply, route, type Route } from '../auth/route.js';
-import { pageOf } from './openapi-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { decimal, paginationQuery } from '../http/validation.js';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { pageOf } from './openapi-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN, credentialOf } from '../auth/guard.js';
 import { DASHBOARD_PATH, dashboardSessionOf } from '../admin/dashboard.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { CancelAccepted, pageOf, RunRecord } from './openapi-records.js';
+import { CancelAcceptedSchema, RunRecordSchema } from '../engine/run-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { runEventsRoute } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
@@ -39,7 +40,7 @@ const UsageQuery = v.pipe(
 );
 
 const AdminRunRecord = v.strictObject({
-  ...RunRecord.entries,
+  ...RunRecordSchema.entries,
   user_id: v.pipe(v.string(), v.uuid()),
   agent_deleted: v.pipe(v.boolean(), v.description("Whether the run's agent has been deleted since (DESIGN §20: its runs stay, agent_id kept); false without an agent")),
 });
@@ -94,7 +95,7 @@ export function adminRunRoutes(services: Services): Route[] {
       path: '/api/admin/runs/:id/cancel',
       summary: "Cancel any user's queued or running run",
       auth: ADMIN,
-      responses: { 202: CancelAccepted },
+      responses: { 202: CancelAcceptedSchema },
       errors: [409],
       params: RunPath,
       status: 202,
