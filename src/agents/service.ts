@@ -11,7 +11,7 @@ import type { KnowledgeService } from '../knowledge/service.js';
 import type { ConnectorService } from '../connectors/service.js';
 import type { ScheduleService } from '../schedules/service.js';
 import { pageOf, type Page } from '../shared/pages.js';
-import { presentAgent } from './records.js';
+import { presentAgent, type AgentDefaults } from './records.js';
 
 export interface NewAgent extends StoredSettings {
   name: string;
@@ -54,12 +54,6 @@ function configOf(agent: Agent): Record<string, unknown> {
 function normalized<A extends Pick<NewAgent, 'tools' | 'connector_ids' | 'tool_approval'>>(agent: A): A {
   const toolApproval = Array.isArray(agent.tool_approval) ? [...new Set(agent.tool_approval)] : agent.tool_approval;
   return { ...agent, tools: [...new Set(agent.tools)], connector_ids: [...new Set(agent.connector_ids)], tool_approval: toolApproval };
-}
-
-/** GET /api/agent-defaults: the deployment's default model, for forms that offer to leave an agent's model empty. */
-export interface AgentDefaults {
-  model: string;
-  gateway: boolean;
 }
 
 /** One of an agent's versions as `GET /api/agents/{id}/versions` lists it: its number, its configuration, when it was made. */

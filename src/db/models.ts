@@ -5,7 +5,7 @@ import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
 import { StoredFile } from './file-models.js';
 import { Schedule } from './schedule-models.js';
-import type { Attachment, AttachmentView } from '../shared/attachments.js';
+import type { Attachment } from '../shared/attachments.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { Citation, FinishReason } from '../shared/events.js';
 import type { ToolApproval, ToolName } from '../shared/tools.js';

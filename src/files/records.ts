@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { count, described, instant, uuid } from '../shared/record-schemas.js';
-import type { AttachmentView } from '../shared/attachments.js';
+import type { Attachment } from '../shared/attachments.js';
 import type { StoredFile } from '../db/file-models.js';
 
 const imageType = v.picklist(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
@@ -24,9 +24,9 @@ export const AttachmentRecordSchema = v.union([
 ]);
 export type AttachmentRecord = v.InferOutput<typeof AttachmentRecordSchema>;
 
-// The shared view and the documented record must stay one shape (the compiler holds them together both ways).
-const _viewIsRecord = (view: AttachmentView): AttachmentRecord => view;
-const _recordIsView = (record: AttachmentRecord): AttachmentView => record;
+export function presentAttachment(attachment: Attachment, exists: boolean): AttachmentRecord {
+  return exists ? { ...attachment, deleted: false } : { id: attachment.id, filename: attachment.filename, deleted: true };
+}
 
 export function presentFile(file: StoredFile): FileRecord {
   const { id, filename, content_type, size_bytes, width, height } = file.attachment;

@@ -15,7 +15,7 @@ import type { VectorStore } from './vector-store.js';
 import { paginate } from '../db/pagination.js';
 import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
-import { presentDocument, presentKnowledgeBase } from './records.js';
+import { presentDocument, presentKnowledgeBase, type RetrieveResult } from './records.js';
 
 export interface KnowledgeBaseFields {
   name: string;
@@ -187,7 +187,7 @@ export class KnowledgeService {
     });
   }
 
-  async retrieve(userId: string, knowledgeBaseId: string, request: { query: string; top_k: number; retrieval_mode?: RetrievalMode; score_threshold?: number }) {
+  async retrieve(userId: string, knowledgeBaseId: string, request: { query: string; top_k: number; retrieval_mode?: RetrievalMode; score_threshold?: number }): Promise<RetrieveResult> {
     const kb = await this.own(userId, knowledgeBaseId);
     const mode = request.retrieval_mode ?? kb.retrieval_mode;
     try {
