@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../shared/errors.js';
 import { pageOf, type Page, type Pagination } from '../shared/pages.js';
 import type { Actor, AuditLog } from '../audit/log.js';
+import type { ModelPrice } from './records.js';
 
 export interface Prices {
   input_per_million: number;
@@ -16,13 +17,12 @@ interface PriceRow {
 }
 
 /** numeric comes back from Postgres as text. */
-const present = (row: PriceRow) => ({
+const present = (row: PriceRow): ModelPrice => ({
   model: row.model,
   input_per_million: Number(row.input_per_million),
   output_per_million: Number(row.output_per_million),
   updated_at: row.updated_at.toISOString(),
 });
-export type ModelPrice = ReturnType<typeof present>;
 
 const COLUMNS = ['model', 'input_per_million', 'output_per_million', 'updated_at'];
 

@@ -3,6 +3,8 @@ import type { Models, Run, RunMode, RunStatus } from '../db/models.js';
 import { paginate, pageOf } from '../db/pagination.js';
 import type { Pagination } from '../http/validation.js';
 import { NotFoundError } from '../shared/errors.js';
+import { presentRun } from '../engine/run-records.js';
+import { presentAdminRun } from './records.js';
 
 export interface RunFilters {
   status?: RunStatus;
@@ -39,7 +41,7 @@ const RUN_COST_AS_PART = `coalesce(cost, 0), (cost is not null)::int`;
  * for them (migration 009): the list walks runs by time or status; usage sums whole UTC days from
  * the `usage_daily` rollup and only the partial days at the window's edges from `runs`.
  */
-const adminView = (run: Run) => ({ ...run.toPublic(), user_id: run.user_id, agent_deleted: (run as Run & { agent_deleted?: boolean }).agent_deleted === true });
+const adminView = (run: Run) => presentAdminRun(presentRun(run), run.user_id, (run as Run & { agent_deleted?: boolean }).agent_deleted === true);
 
 export class RunReports {
   constructor(

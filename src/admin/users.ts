@@ -10,6 +10,7 @@ import type { Actor, AuditEntry, AuditLog } from '../audit/log.js';
 import type { RunLease } from '../engine/run-lease.js';
 import type { BudgetLedger, TokenBudget } from '../budgets/ledger.js';
 import { limitChanges, tokenUsage } from '../limits/settings.js';
+import { presentAdminUser, type AdminUserRecord } from '../auth/records.js';
 
 export interface UserFilters {
   q?: string;
@@ -79,8 +80,8 @@ export class UserAdminService {
   ) {}
 
   /** The user as administrators see it, with its budget's use this period (DESIGN §18). */
-  private async record(user: User) {
-    return { ...user.toAdmin(), token_usage: await tokenUsage(this.budgets, 'user', user) };
+  private async record(user: User): Promise<AdminUserRecord> {
+    return presentAdminUser(user, await tokenUsage(this.budgets, 'user', user));
   }
 
   async list(filters: UserFilters, page: Pagination) {

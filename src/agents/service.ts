@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Models, Agent } from '../db/models.js';
-import type { ToolApproval } from '../shared/tools.js';
+import type { ToolApproval, ToolName } from '../shared/tools.js';
 import { NotFoundError, ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { generationSettings, settingsProblems, type GatewayTool, type StoredSettings } from '../shared/model-settings.js';
 import type { GatewayConfig } from '../config.js';
@@ -11,13 +11,14 @@ import type { KnowledgeService } from '../knowledge/service.js';
 import type { ConnectorService } from '../connectors/service.js';
 import type { ScheduleService } from '../schedules/service.js';
 import { pageOf, type Page } from '../shared/pages.js';
+import { presentAgent, type AgentDefaults } from './records.js';
 
 export interface NewAgent extends StoredSettings {
   name: string;
   instructions: string;
   /** Null or absent: the deployment's default (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts. */
   model?: string | null;
-  tools: string[];
+  tools: ToolName[];
   max_iterations: number;
   knowledge_base_ids: string[];
   connector_ids: string[];
@@ -55,12 +56,6 @@ function normalized<A extends Pick<NewAgent, 'tools' | 'connector_ids' | 'tool_a
   return { ...agent, tools: [...new Set(agent.tools)], connector_ids: [...new Set(agent.connector_ids)], tool_approval: toolApproval };
 }
 
-/** GET /api/agent-defaults: the deployment's default model, for forms that offer to leave an agent's model empty. */
-export interface AgentDefaults {
-  model: string;
-  gateway: boolean;
-}
-
 /** One of an agent's versions as `GET /api/agents/{id}/versions` lists it: its number, its configuration, when it was made. */
 export interface AgentVersionView {
   version: number;
@@ -86,7 +81,7 @@ export class AgentService {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.Agent, userId, page, (agent) => agent.toPublic());
+    return listOwned(this.models.Agent, userId, page, presentAgent);
   }
 
   own(userId: string, id: string): Promise<Agent> {

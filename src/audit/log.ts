@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { pageOf, type Page, type Pagination } from '../shared/pages.js';
+import type { AuditRecord } from './records.js';
 
 /**
  * Who did something, and from where: built once per request from its principal (src/auth/actor.ts),
@@ -94,7 +95,7 @@ export function scrubSecrets(value: unknown, depth = 0): unknown {
   );
 }
 
-const present = (row: AuditRow) => ({
+const present = (row: AuditRow): AuditRecord => ({
   id: Number(row.id),
   at: row.at.toISOString(),
   actor_user_id: row.actor_user_id,
@@ -106,7 +107,6 @@ const present = (row: AuditRow) => ({
   request_id: row.request_id,
   details: row.details,
 });
-export type AuditRecord = ReturnType<typeof present>;
 
 /**
  * The append-only audit log (DESIGN §9). A change and its entry are written in one transaction

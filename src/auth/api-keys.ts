@@ -11,6 +11,7 @@ import { apiKeyPrefix, generateApiKey, sha256Hex } from './secrets.js';
 import type { UsageRecorder } from './usage.js';
 import type { BudgetLedger, TokenBudget } from '../budgets/ledger.js';
 import { asksForLimit, checkKeyWithinUser, tokenUsage } from '../limits/settings.js';
+import { presentAdminApiKey, presentApiKey, type ApiKeyRecord } from './records.js';
 
 export interface NewKey {
   name: string;
@@ -63,8 +64,8 @@ export class ApiKeyService {
   ) {}
 
   /** The key's record: its row's fields and its budget's use this period (DESIGN §18). */
-  private async info(row: ApiKey) {
-    return { ...row.toInfo(), token_usage: await tokenUsage(this.budgets, 'key', row) };
+  private async info(row: ApiKey): Promise<ApiKeyRecord> {
+    return presentApiKey(row, await tokenUsage(this.budgets, 'key', row));
   }
 
   /** A key may not allow more than its user does (DESIGN §18): 422 naming the user's limit. */
@@ -120,7 +121,7 @@ export class ApiKeyService {
     const query = this.models.ApiKey.query().orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
     if (filters.user_id) query.where('user_id', filters.user_id);
     if (filters.is_active !== undefined) query.where('is_active', filters.is_active);
-    const listed = await paginate(query, page, async (row) => ({ ...(await this.info(row)), user_id: row.user_id }));
+    const listed = await paginate(query, page, async (row) => presentAdminApiKey(row, await this.info(row)));
     return { ...listed, items: await Promise.all(listed.items) };
   }
 
@@ -136,7 +137,7 @@ export class ApiKeyService {
     });
     await this.cache.invalidateKey(row.key_hash);
     const info = await this.info(updated);
-    return userId === null ? { ...info, user_id: updated.user_id } : info;
+    return userId === null ? presentAdminApiKey(updated, info) : info;
   }
 
   /** Deletes a key of `userId`, or (no owner: an administrator) any key. */

@@ -7,18 +7,11 @@ import { decoyPasswordHash, verifyPassword } from './passwords.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import type { LoginThrottle } from './throttle.js';
 import { findUserByEmail } from './users.js';
+import { presentUser, type TokenPairRecord as TokenPair } from './records.js';
 import type { Actor, AuditLog } from '../audit/log.js';
 
 /** Where a login or refresh came from (the audit log's ip and request id). */
 export type Origin = Pick<Actor, 'ip' | 'requestId'>;
-
-export interface TokenPair {
-  access_token: string;
-  refresh_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  user: ReturnType<User['toPublic']>;
-}
 
 const BAD_LOGIN = 'Incorrect email or password';
 
@@ -98,7 +91,7 @@ export class SessionService {
       refresh_token: refreshToken,
       token_type: 'bearer',
       expires_in: this.jwt.ttlSeconds,
-      user: user.toPublic(),
+      user: presentUser(user),
     };
   }
 }

@@ -3,7 +3,7 @@ import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
 import type { Knex } from 'knex';
 import type { Models } from '../db/models.js';
-import type { Connector, StoredTool } from '../db/connector-models.js';
+import type { Connector } from '../db/connector-models.js';
 import type { Sealer } from '../crypto/sealed.js';
 import { NotFoundError, RateLimitedError, ValidationError } from '../shared/errors.js';
 import { hostOf, OutboundClient, type OutboundPolicy } from '../net/outbound.js';
@@ -11,6 +11,7 @@ import { bounded, describeConnectorError, MAX_RESPONSE_BYTES, McpSession, type C
 import { MAX_HEADERS, openHeaders, patchSealedHeaders, sealHeaders } from './secrets.js';
 import { toolPrefix } from './tool-names.js';
 import { SYSTEM_ACTOR, type Actor, type AuditEntry, type AuditLog } from '../audit/log.js';
+import { presentConnector, type ConnectorTestResult } from './records.js';
 
 export interface ConnectorFields {
   name: string;
@@ -24,13 +25,6 @@ export interface ConnectorFields {
 
 export interface ConnectorPatch extends Partial<Omit<ConnectorFields, 'headers'>> {
   headers?: Record<string, string | null>;
-}
-
-export interface ConnectorTestResult {
-  status: 'ok' | 'error';
-  tools: StoredTool[];
-  error?: string;
-  latency_ms: number;
 }
 
 export interface ConnectorOptions {
@@ -73,7 +67,7 @@ export class ConnectorService {
   ) {}
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.Connector, userId, page, (connector) => connector.toPublic());
+    return listOwned(this.models.Connector, userId, page, presentConnector);
   }
 
   own(userId: string, id: string): Promise<Connector> {

@@ -4,14 +4,12 @@ import { paginate, type Page } from '../db/pagination.js';
 import type { Pagination } from '../http/validation.js';
 import type { FileService } from '../files/service.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { presentConversation, presentMessage, type ConversationRecord as ConversationView, type ConversationWithMessages, type MessageRecord as MessageView, type MessagePage } from './records.js';
 
 /** Most messages `GET /api/conversations/{id}` returns (the last ones); the rest are paged (DESIGN §20). */
 export const CONVERSATION_MESSAGES = 100;
 /** A conversation's metadata, as OpenAI's: at most this many pairs, keys and values at most this long. */
 export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
-
-export type ConversationView = ReturnType<Conversation['toPublic']>;
-export type MessageView = ReturnType<Message['toPublic']>;
 
 /** `GET /api/conversations` filters (DESIGN §20): the conversation's agent, and metadata pairs it must all have. */
 export interface ConversationFilters {
@@ -23,14 +21,6 @@ export interface ConversationChanges {
   title?: string;
   /** Replaces the whole metadata; null clears it. */
   metadata?: Record<string, string> | null;
-}
-
-/** One page of messages, newest first; `next_before` names the page after it (older). */
-export interface MessagePage {
-  items: MessageView[];
-  limit: number;
-  has_more: boolean;
-  next_before: string | null;
 }
 
 /** A user's conversations and their messages (injected ones marked). */
@@ -49,7 +39,7 @@ export class ConversationService {
     const rows = this.models.Conversation.query().where({ user_id: userId }).orderBy([{ column: 'updated_at', order: 'desc' }, 'id']);
     if (query.agent_id) rows.where('agent_id', query.agent_id);
     if (query.metadata && Object.keys(query.metadata).length > 0) rows.whereRaw('metadata @> ?::jsonb', [JSON.stringify(query.metadata)]);
-    return paginate(rows, query, (conversation) => conversation.toPublic());
+    return paginate(rows, query, presentConversation);
   }
 
   own(userId: string, id: string): Promise<Conversation> {
@@ -57,12 +47,12 @@ export class ConversationService {
   }
 
   /** The record with its last CONVERSATION_MESSAGES messages, oldest first; `has_more_messages` when older ones exist (page them). */
-  async withMessages(userId: string, id: string): Promise<ConversationView & { messages: MessageView[]; has_more_messages: boolean }> {
+  async withMessages(userId: string, id: string): Promise<ConversationWithMessages> {
     const conversation = await this.own(userId, id);
     const newest = await this.newestFirst(id, CONVERSATION_MESSAGES + 1);
     const has_more_messages = newest.length > CONVERSATION_MESSAGES;
     const messages = await this.present(userId, newest.slice(0, CONVERSATION_MESSAGES).reverse());
-    return { ...conversation.toPublic(), messages, has_more_messages };
+    return { ...presentConversation(conversation), messages, has_more_messages };
   }
 
   /**
@@ -95,7 +85,7 @@ export class ConversationService {
     const updated = await conversation.$query().patchAndFetch(patch);
     // Deleted meanwhile (DELETE, or the retention job).
     if (!updated) throw new NotFoundError('Conversation not found', 'Conversation');
-    return updated.toPublic();
+    return presentConversation(updated);
   }
 
   private async newestFirst(conversationId: string, limit: number, beforeSeq?: string | number): Promise<Message[]> {
@@ -106,6 +96,6 @@ export class ConversationService {
 
   private async present(userId: string, messages: Message[]): Promise<MessageView[]> {
     const attachments = await this.files.views(userId, messages.map((m) => m.attachments ?? []));
-    return messages.map((m, i) => m.toPublic(attachments[i]));
+    return messages.map((m, i) => presentMessage(m, attachments[i]));
   }
 }

@@ -35,24 +35,4 @@ export class Connector extends Model {
   static override get jsonAttributes() {
     return ['secret_headers', 'tools'];
   }
-
-  /** The record clients see: header names only, never their values. */
-  toPublic() {
-    return {
-      id: this.id,
-      name: this.name,
-      kind: this.kind,
-      url: this.url,
-      transport: this.transport,
-      description: this.description,
-      is_active: this.is_active,
-      secret_headers: Object.keys(this.secret_headers).sort(),
-      status: this.status,
-      last_error: this.last_error,
-      last_checked_at: this.last_checked_at?.toISOString() ?? null,
-      tools: this.tools.map(({ name, description }) => ({ name, description })),
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
-  }
 }

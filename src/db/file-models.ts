@@ -39,8 +39,4 @@ export class StoredFile extends Model {
   get attachment(): Attachment {
     return { id: this.id, filename: this.filename, content_type: this.content_type, size_bytes: this.size_bytes, width: this.width, height: this.height };
   }
-
-  toPublic() {
-    return { ...this.attachment, sha256: this.sha256, created_at: this.created_at.toISOString() };
-  }
 }

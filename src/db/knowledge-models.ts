@@ -35,30 +35,6 @@ export class KnowledgeBase extends Model {
   error!: string | null;
   created_at!: Date;
   updated_at!: Date;
-
-  /** The spec's knowledge base record, with the embedding fields of DESIGN §14. */
-  toPublic() {
-    return {
-      id: this.id,
-      name: this.name,
-      description: this.description,
-      chunk_strategy: this.chunk_strategy,
-      chunk_size: this.chunk_size,
-      chunk_overlap: this.chunk_overlap,
-      retrieval_mode: this.retrieval_mode,
-      document_count: this.document_count,
-      total_chunks: this.total_chunks,
-      status: this.status,
-      is_active: this.is_active,
-      embedding_model: this.embedding_model,
-      embedding_dimensions: this.embedding_dimensions,
-      rerank_model: this.rerank_model,
-      indexing: this.pending_generation === null ? null : { model: this.pending_model!, done: this.indexing_done ?? 0, total: this.indexing_total ?? 0 },
-      error: this.error,
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
-  }
 }
 
 export type DocumentStatus = 'processing' | 'ready' | 'failed';
@@ -77,19 +53,4 @@ export class KbDocument extends Model {
   chunk_count!: number;
   created_at!: Date;
   updated_at!: Date;
-
-  toPublic() {
-    return {
-      id: this.id,
-      knowledge_base_id: this.knowledge_base_id,
-      name: this.name,
-      content_type: this.content_type,
-      size_bytes: this.size_bytes,
-      status: this.status,
-      error: this.error,
-      chunk_count: this.chunk_count,
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
-  }
 }

@@ -5,10 +5,10 @@ import { KbDocument, KnowledgeBase } from './knowledge-models.js';
 import { Connector } from './connector-models.js';
 import { StoredFile } from './file-models.js';
 import { Schedule } from './schedule-models.js';
-import type { Attachment, AttachmentView } from '../shared/attachments.js';
+import type { Attachment } from '../shared/attachments.js';
 import { generationSettings, type ApiFormat, type GatewayTool, type GenerationSettings, type ReasoningEffort } from '../shared/model-settings.js';
 import type { Citation, FinishReason } from '../shared/events.js';
-import type { ToolApproval } from '../shared/tools.js';
+import type { ToolApproval, ToolName } from '../shared/tools.js';
 import type { DocMode } from '../shared/doc-modes.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
@@ -34,16 +34,6 @@ export class User extends Model {
 
   static override get jsonAttributes() {
     return ['token_budget'];
-  }
-
-  /** The public view of a user; never includes the password hash. */
-  toPublic() {
-    return { id: this.id, email: this.email, name: this.name, role: this.role, created_at: this.created_at.toISOString() };
-  }
-
-  /** The user as administrators see it. */
-  toAdmin() {
-    return { ...this.toPublic(), is_active: this.is_active, rate_limit_rpm: this.rate_limit_rpm ?? null, token_budget: this.token_budget ?? null, updated_at: this.updated_at.toISOString() };
   }
 }
 
@@ -88,23 +78,6 @@ export class ApiKey extends Model {
     if (parsed.total_requests !== undefined) parsed.total_requests = Number(parsed.total_requests);
     return parsed;
   }
-
-  /** The spec's UserApiKeyInfo record. */
-  toInfo() {
-    return {
-      id: this.id,
-      name: this.name,
-      key_prefix: this.key_prefix,
-      scopes: this.scopes,
-      is_active: this.is_active,
-      expires_at: this.expires_at?.toISOString() ?? null,
-      last_used_at: this.last_used_at?.toISOString() ?? null,
-      total_requests: this.total_requests,
-      rate_limit_rpm: this.rate_limit_rpm ?? null,
-      token_budget: this.token_budget ?? null,
-      created_at: this.created_at.toISOString(),
-    };
-  }
 }
 
 export class Agent extends Model {
@@ -115,7 +88,7 @@ export class Agent extends Model {
   instructions!: string;
   /** Null: the deployment's default model, decided when each run starts (DESIGN §17). */
   model!: string | null;
-  tools!: string[];
+  tools!: ToolName[];
   max_iterations!: number;
   knowledge_base_ids!: string[];
   api_format!: ApiFormat;
@@ -147,11 +120,6 @@ export class Agent extends Model {
   get generationSettings(): GenerationSettings {
     return generationSettings(this);
   }
-
-  toPublic() {
-    const { user_id: _owner, deleted_at: _deleted, created_at, updated_at, ...rest } = this.toJSON() as unknown as Agent;
-    return { ...rest, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
-  }
 }
 
 export type { RunMode } from '../shared/run-statuses.js';
@@ -175,19 +143,6 @@ export class Conversation extends Model {
 
   static override get jsonAttributes() {
     return ['metadata'];
-  }
-
-  toPublic() {
-    return {
-      id: this.id,
-      agent_id: this.agent_id,
-      title: this.title,
-      metadata: this.metadata ?? {},
-      summary: this.summary ?? null,
-      summary_through: this.summary_through ?? null,
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
   }
 }
 
@@ -245,32 +200,6 @@ export class Run extends Model {
   get isFinal(): boolean {
     return (FINAL_RUN_STATUSES as readonly string[]).includes(this.status);
   }
-
-  /** The run as clients see it: no owner, no worker internals. */
-  toPublic() {
-    return {
-      id: this.id,
-      conversation_id: this.conversation_id,
-      agent_id: this.agent_id,
-      agent_version: this.agent_version ?? null,
-      mode: this.mode,
-      status: this.status,
-      required_action: this.status === 'requires_action' ? (this.required_action ?? null) : null,
-      query: this.query,
-      answer: this.answer,
-      output: this.output ?? null,
-      finish_reason: this.finish_reason,
-      error: this.error,
-      usage: this.usage,
-      cost: this.cost === null || this.cost === undefined ? null : Number(this.cost),
-      user_metadata: this.user_metadata,
-      trace_id: this.trace_id ?? null,
-      schedule_id: this.schedule_id ?? null,
-      created_at: this.created_at.toISOString(),
-      started_at: this.started_at?.toISOString() ?? null,
-      finished_at: this.finished_at?.toISOString() ?? null,
-    };
-  }
 }
 
 export type MessageRole = 'user' | 'assistant' | 'system';
@@ -291,20 +220,6 @@ export class Message extends Model {
   /** DESIGN §20: its o200k_base tokens, counted by the worker that first read (or wrote) it; null until then. */
   tokens!: number | null;
   created_at!: Date;
-
-  /** `attachments`: this message's, as history shows them now (a deleted file by its name). */
-  toPublic(attachments: AttachmentView[] = []) {
-    return {
-      id: this.id,
-      run_id: this.run_id,
-      role: this.role,
-      content: this.content,
-      injected: this.injected,
-      citations: this.citations ?? [],
-      attachments,
-      created_at: this.created_at.toISOString(),
-    };
-  }
 }
 
 /** Model classes bound to one knex instance; built once per process (or per test database). */

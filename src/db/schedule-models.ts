@@ -5,8 +5,6 @@ import type { RunMode } from '../shared/run-statuses.js';
 export const SKIP_REASONS = ['conversation_busy', 'active_run_limit', 'insufficient_quota', 'agent_deleted', 'conversation_deleted', 'unavailable'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
-const iso = (at: Date | null) => at?.toISOString() ?? null;
-
 /** A run that starts itself (DESIGN §19): on a cron (in `timezone`) or every `every_seconds`. */
 export class Schedule extends Model {
   static override tableName = 'schedules';
@@ -32,27 +30,4 @@ export class Schedule extends Model {
   last_skip_reason!: SkipReason | null;
   created_at!: Date;
   updated_at!: Date;
-
-  /** The schedule as its owner sees it. */
-  toPublic() {
-    return {
-      id: this.id,
-      name: this.name,
-      agent_id: this.agent_id,
-      mode: this.mode,
-      q: this.q,
-      cron: this.cron,
-      every_seconds: this.every_seconds,
-      timezone: this.timezone,
-      conversation_id: this.conversation_id,
-      enabled: this.enabled,
-      next_run_at: iso(this.next_run_at),
-      last_run_at: iso(this.last_run_at),
-      last_run_id: this.last_run_id,
-      skipped_runs: this.skipped_runs,
-      last_skip_reason: this.last_skip_reason,
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
-  }
 }

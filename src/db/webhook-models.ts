@@ -24,20 +24,6 @@ export class WebhookEndpoint extends Model {
   static override get jsonAttributes() {
     return ['events'];
   }
-
-  toPublic() {
-    return {
-      id: this.id,
-      url: this.url,
-      description: this.description,
-      events: this.events,
-      is_active: this.is_active,
-      disabled_reason: this.disabled_reason,
-      consecutive_failures: this.consecutive_failures,
-      created_at: this.created_at.toISOString(),
-      updated_at: this.updated_at.toISOString(),
-    };
-  }
 }
 
 /** One event for one endpoint: the outbox row, and the record of its attempts. Its id is the `webhook-id`. */
@@ -59,19 +45,5 @@ export class WebhookDelivery extends Model {
 
   static override get jsonAttributes() {
     return ['payload'];
-  }
-
-  toPublic() {
-    return {
-      id: this.id,
-      event: this.event,
-      run_id: this.run_id,
-      status: this.status,
-      attempts: this.attempts,
-      last_status_code: this.last_status_code,
-      last_error: this.last_error,
-      next_attempt_at: this.next_attempt_at?.toISOString() ?? null,
-      created_at: this.created_at.toISOString(),
-    };
   }
 }

@@ -8,7 +8,8 @@ import type { Pagination } from '../http/validation.js';
 import { NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from '../shared/errors.js';
 import { IMAGE_TYPES, ImageRejected, type ImageType, type ImageProcessor, type InspectedImage } from './images.js';
 import type { FileStorage } from './storage.js';
-import { attachmentView, type Attachment, type AttachmentView } from '../shared/attachments.js';
+import type { Attachment } from '../shared/attachments.js';
+import { presentAttachment, presentFile, type AttachmentRecord } from './records.js';
 
 /** What an upload hands the service: the client's name for the file and its bytes. */
 export interface IncomingFile {
@@ -125,7 +126,7 @@ export class FileService {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.File, userId, page, (file) => file.toPublic());
+    return listOwned(this.File, userId, page, presentFile);
   }
 
   own(userId: string, id: string): Promise<StoredFile> {
@@ -165,10 +166,10 @@ export class FileService {
   }
 
   /** Messages' attachments as history shows them: a deleted file by its name only. */
-  async views(userId: string, attachments: Attachment[][]): Promise<AttachmentView[][]> {
+  async views(userId: string, attachments: Attachment[][]): Promise<AttachmentRecord[][]> {
     const ids = [...new Set(attachments.flat().map((a) => a.id))];
     const existing = ids.length === 0 ? [] : await this.knex('files').where({ user_id: userId }).whereIn('id', ids).pluck('id');
     const present = new Set<string>(existing);
-    return attachments.map((list) => list.map((a) => attachmentView(a, present.has(a.id))));
+    return attachments.map((list) => list.map((a) => presentAttachment(a, present.has(a.id))));
   }
 }

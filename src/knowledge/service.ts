@@ -15,6 +15,7 @@ import type { VectorStore } from './vector-store.js';
 import { paginate } from '../db/pagination.js';
 import { findOwned, listOwned } from '../db/owned.js';
 import type { Pagination } from '../http/validation.js';
+import { presentDocument, presentKnowledgeBase, type RetrieveResult } from './records.js';
 
 export interface KnowledgeBaseFields {
   name: string;
@@ -154,7 +155,7 @@ export class KnowledgeService {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.KnowledgeBase, userId, page, (kb) => kb.toPublic());
+    return listOwned(this.models.KnowledgeBase, userId, page, presentKnowledgeBase);
   }
 
   /** A knowledge base's documents (without their bytes), newest first. */
@@ -164,7 +165,7 @@ export class KnowledgeService {
       .select(...DOCUMENT_COLUMNS)
       .where({ knowledge_base_id: knowledgeBaseId })
       .orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
-    return paginate(query, page, (document) => document.toPublic());
+    return paginate(query, page, presentDocument);
   }
 
   /** One document (without its bytes) and its ingestion status; another knowledge base's document is not found. */
@@ -174,7 +175,7 @@ export class KnowledgeService {
       .select(...DOCUMENT_COLUMNS)
       .findOne({ id: documentId, knowledge_base_id: knowledgeBaseId });
     if (!document) throw new NotFoundError('Document not found');
-    return document.toPublic();
+    return presentDocument(document);
   }
 
   async removeDocument(userId: string, knowledgeBaseId: string, documentId: string): Promise<void> {
@@ -186,7 +187,7 @@ export class KnowledgeService {
     });
   }
 
-  async retrieve(userId: string, knowledgeBaseId: string, request: { query: string; top_k: number; retrieval_mode?: RetrievalMode; score_threshold?: number }) {
+  async retrieve(userId: string, knowledgeBaseId: string, request: { query: string; top_k: number; retrieval_mode?: RetrievalMode; score_threshold?: number }): Promise<RetrieveResult> {
     const kb = await this.own(userId, knowledgeBaseId);
     const mode = request.retrieval_mode ?? kb.retrieval_mode;
     try {

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { AdminApiKeyInfo, pageOf } from './openapi-records.js';
+import { AdminApiKeySchema } from '../auth/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
@@ -17,7 +18,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/admin/api-keys',
       summary: "List every user's API keys (user_id, is_active filters)",
       auth: ADMIN,
-      responses: { 200: pageOf(AdminApiKeyInfo) },
+      responses: { 200: pageOf(AdminApiKeySchema) },
       query: ListQuery,
       handle: ({ query: { user_id, is_active, ...page } }) => apiKeys.listAll({ user_id, is_active }, page),
     }),
@@ -26,7 +27,7 @@ export function adminKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/admin/api-keys/:id',
       summary: "Rename, enable or disable any user's API key, or change its expiry or limits (rate_limit_rpm, token_budget)",
       auth: ADMIN,
-      responses: { 200: AdminApiKeyInfo },
+      responses: { 200: AdminApiKeySchema },
       params: KeyParams,
       body: UpdateKeyBody,
       handle: ({ params, body, principal, ctx }) => apiKeys.update(null, params.id, body, actorOf(principal, ctx)),

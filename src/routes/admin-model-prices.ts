@@ -1,11 +1,12 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { Reply, route, type Route } from '../auth/route.js';
-import { pageOf } from './openapi-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { decimal, paginationQuery } from '../http/validation.js';
 import { MODEL_NAME, MODEL_NAME_RULE } from '../shared/model-settings.js';
+import { ModelPriceSchema } from '../admin/records.js';
 
 /** Prices are per million tokens, in the operator's one currency. */
 const MAX_PRICE = 1_000_000;
@@ -26,13 +27,6 @@ const ModelPath = v.object({
 const price = (what: string) => v.pipe(decimal(0, MAX_PRICE), v.description(`What a million ${what} tokens cost (0 to ${MAX_PRICE.toLocaleString('en')})`));
 const PriceBody = v.strictObject({ input_per_million: price('input (prompt)'), output_per_million: price('output (completion, reasoning included)') });
 
-const ModelPriceRecord = v.strictObject({
-  model: v.string(),
-  input_per_million: v.number(),
-  output_per_million: v.number(),
-  updated_at: v.pipe(v.string(), v.isoTimestamp()),
-});
-
 /** What models cost, for administrators (DESIGN §18): runs that end later carry their `cost`. */
 export function adminModelPriceRoutes({ modelPrices }: Services): Route[] {
   return [
@@ -41,7 +35,7 @@ export function adminModelPriceRoutes({ modelPrices }: Services): Route[] {
       path: '/api/admin/model-prices',
       summary: 'List model prices, by model name',
       auth: ADMIN,
-      responses: { 200: pageOf(ModelPriceRecord) },
+      responses: { 200: pageOf(ModelPriceSchema) },
       query: paginationQuery,
       handle: ({ query }) => modelPrices.list(query),
     }),
@@ -50,7 +44,7 @@ export function adminModelPriceRoutes({ modelPrices }: Services): Route[] {
       path: '/api/admin/model-prices/:model',
       summary: "Read a model's price",
       auth: ADMIN,
-      responses: { 200: ModelPriceRecord },
+      responses: { 200: ModelPriceSchema },
       params: ModelPath,
       handle: ({ params }) => modelPrices.get(params.model),
     }),
@@ -59,7 +53,7 @@ export function adminModelPriceRoutes({ modelPrices }: Services): Route[] {
       path: '/api/admin/model-prices/:model',
       summary: "Set a model's price per million input and output tokens (201 when new, 200 when replaced); runs that end afterwards are costed at it",
       auth: ADMIN,
-      responses: { 200: ModelPriceRecord, 201: ModelPriceRecord },
+      responses: { 200: ModelPriceSchema, 201: ModelPriceSchema },
       params: ModelPath,
       body: PriceBody,
       handle: async ({ params, body, principal, ctx }) => {

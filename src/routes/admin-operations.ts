@@ -1,10 +1,11 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { pageOf } from './openapi-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN, credentialOf } from '../auth/guard.js';
 import { DASHBOARD_PATH, dashboardSessionOf } from '../admin/dashboard.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
+import { AuditRecordSchema } from '../audit/records.js';
 
 const AuditQuery = v.pipe(
   v.object({
@@ -29,19 +30,6 @@ const QueueCountsRecord = v.strictObject({
   is_paused: v.boolean(),
   workers: v.nullable(v.number()),
 });
-const AuditRecord = v.strictObject({
-  id: v.number(),
-  at: v.pipe(v.string(), v.isoTimestamp()),
-  actor_user_id: v.nullable(v.string()),
-  credential: v.nullable(v.string()),
-  action: v.string(),
-  target_type: v.nullable(v.string()),
-  target_id: v.nullable(v.string()),
-  ip: v.nullable(v.string()),
-  request_id: v.nullable(v.string()),
-  details: v.record(v.string(), v.unknown()),
-});
-
 const DashboardTicketRecord = v.strictObject({
   ticket: v.pipe(v.string(), v.description('Single use; POST it as the form field `ticket` to `enter_url` (a same-origin form) before expires_at')),
   enter_url: v.string(),
@@ -76,7 +64,7 @@ export function adminOperationsRoutes({ audit, queueStats, dashboardTickets }: S
       path: '/api/admin/audit-log',
       summary: 'The audit log, newest first (actor_id, action, target_id, from, to)',
       auth: ADMIN,
-      responses: { 200: pageOf(AuditRecord) },
+      responses: { 200: pageOf(AuditRecordSchema) },
       query: AuditQuery,
       handle: ({ query: { actor_id, action, target_id, from, to, ...page } }) => audit.list({ actor_id, action, target_id, from, to }, page),
     }),

@@ -1,12 +1,14 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { CancelAccepted, pageOf, RunRecord } from './openapi-records.js';
+import { CancelAcceptedSchema } from '../engine/run-records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { runEventsRoute } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
 import { RUN_STATUSES } from '../shared/run-statuses.js';
+import { AdminRunSchema } from '../admin/records.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Usage windows default to the last 30 days and may span at most 366. */
@@ -38,11 +40,6 @@ const UsageQuery = v.pipe(
   v.forward(v.check((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_DAYS * DAY_MS, `the window may span at most ${MAX_WINDOW_DAYS} days`), ['to']),
 );
 
-const AdminRunRecord = v.strictObject({
-  ...RunRecord.entries,
-  user_id: v.pipe(v.string(), v.uuid()),
-  agent_deleted: v.pipe(v.boolean(), v.description("Whether the run's agent has been deleted since (DESIGN §20: its runs stay, agent_id kept); false without an agent")),
-});
 const usageCounts = Object.fromEntries(
   ['runs', 'succeeded', 'failed', 'cancelled', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens'].map((name) => [name, v.number()]),
 );
@@ -70,7 +67,7 @@ export function adminRunRoutes(services: Services): Route[] {
       path: '/api/admin/runs',
       summary: 'List runs across users, newest first (status, user_id, mode, from, to)',
       auth: ADMIN,
-      responses: { 200: pageOf(AdminRunRecord) },
+      responses: { 200: pageOf(AdminRunSchema) },
       query: RunsQuery,
       handle: ({ query: { status, user_id, mode, from, to, ...page } }) => runReports.list({ status, user_id, mode, from, to }, page),
     }),
@@ -79,7 +76,7 @@ export function adminRunRoutes(services: Services): Route[] {
       path: '/api/admin/runs/:id',
       summary: "Read any user's run (its page in the console)",
       auth: ADMIN,
-      responses: { 200: AdminRunRecord },
+      responses: { 200: AdminRunSchema },
       params: RunPath,
       handle: ({ params }) => runReports.one(params.id),
     }),
@@ -94,7 +91,7 @@ export function adminRunRoutes(services: Services): Route[] {
       path: '/api/admin/runs/:id/cancel',
       summary: "Cancel any user's queued or running run",
       auth: ADMIN,
-      responses: { 202: CancelAccepted },
+      responses: { 202: CancelAcceptedSchema },
       errors: [409],
       params: RunPath,
       status: 202,

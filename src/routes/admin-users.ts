@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { AdminUser, pageOf } from './openapi-records.js';
+import { AdminUserSchema } from '../auth/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { booleanText, paginationQuery, uuidText } from '../http/validation.js';
@@ -30,11 +31,11 @@ const UpdateBody = v.pipe(
 );
 
 const CreatedUser = v.strictObject({
-  ...AdminUser.entries,
+  ...AdminUserSchema.entries,
   password: v.optional(v.pipe(v.string(), v.description('The generated password, when none was sent: shown in this response only'))),
 });
 const UserWithCounts = v.strictObject({
-  ...AdminUser.entries,
+  ...AdminUserSchema.entries,
   counts: v.strictObject(Object.fromEntries(['api_keys', 'agents', 'conversations', 'runs', 'active_runs', 'knowledge_bases', 'connectors'].map((name) => [name, v.number()]))),
 });
 
@@ -48,7 +49,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users',
       summary: 'List users (q: email contains; role; is_active)',
       auth: ADMIN,
-      responses: { 200: pageOf(AdminUser) },
+      responses: { 200: pageOf(AdminUserSchema) },
       query: ListQuery,
       handle: ({ query: { q, role, is_active, ...page } }) => userAdmin.list({ q, role, is_active }, page),
     }),
@@ -76,7 +77,7 @@ export function adminUserRoutes({ userAdmin }: Services): Route[] {
       path: '/api/admin/users/:id',
       summary: "Rename a user, change their role or limits (rate_limit_rpm, token_budget), or disable (every credential refused, runs cancelled) or enable them",
       auth: ADMIN,
-      responses: { 200: AdminUser },
+      responses: { 200: AdminUserSchema },
       errors: [409],
       params: UserPath,
       body: UpdateBody,

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { AgentDefaultsRecord, AgentRecord, AgentVersionRecord, pageOf } from './openapi-records.js';
+import { AgentDefaultsSchema, AgentRecordSchema, AgentVersionSchema, presentAgent } from '../agents/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { integerText, outputSchemaValue, paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';
@@ -58,7 +59,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents',
       summary: "List the caller's agents",
       auth: { scope: 'agents' },
-      responses: { 200: pageOf(AgentRecord) },
+      responses: { 200: pageOf(AgentRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => agents.list(principal.user.id, query),
     }),
@@ -67,7 +68,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agent-defaults',
       summary: "The deployment's default model (what an agent with a null model runs on) and whether gateway models can be named",
       auth: { scope: 'agents' },
-      responses: { 200: AgentDefaultsRecord },
+      responses: { 200: AgentDefaultsSchema },
       handle: () => agents.defaults(),
     }),
     route({
@@ -75,29 +76,29 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents/:id',
       summary: 'Read an agent',
       auth: { scope: 'agents' },
-      responses: { 200: AgentRecord },
+      responses: { 200: AgentRecordSchema },
       params: AgentPath,
-      handle: async ({ principal, params }) => (await agents.own(principal.user.id, params.id)).toPublic(),
+      handle: async ({ principal, params }) => presentAgent(await agents.own(principal.user.id, params.id)),
     }),
     route({
       method: 'POST',
       path: '/api/agents',
       summary: 'Create an agent',
       auth: { writes: true },
-      responses: { 201: AgentRecord },
+      responses: { 201: AgentRecordSchema },
       body: CreateAgentBody,
       status: 201,
-      handle: async ({ principal, body }) => (await agents.create(principal.user.id, body)).toPublic(),
+      handle: async ({ principal, body }) => presentAgent(await agents.create(principal.user.id, body)),
     }),
     route({
       method: 'PATCH',
       path: '/api/agents/:id',
       summary: 'Change an agent (any field of creation): the result is its next version; runs already started keep theirs',
       auth: { writes: true },
-      responses: { 200: AgentRecord },
+      responses: { 200: AgentRecordSchema },
       params: AgentPath,
       body: UpdateAgentBody,
-      handle: async ({ principal, params, body }) => (await agents.update(principal.user.id, params.id, body)).toPublic(),
+      handle: async ({ principal, params, body }) => presentAgent(await agents.update(principal.user.id, params.id, body)),
     }),
     route({
       method: 'DELETE',
@@ -114,7 +115,7 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents/:id/versions',
       summary: "An agent's versions, newest first, each with its configuration then",
       auth: { scope: 'agents' },
-      responses: { 200: pageOf(AgentVersionRecord) },
+      responses: { 200: pageOf(AgentVersionSchema) },
       params: AgentPath,
       query: paginationQuery,
       handle: ({ principal, params, query }) => agents.versions(principal.user.id, params.id, query),
@@ -124,9 +125,9 @@ export function agentRoutes({ agents }: Services): Route[] {
       path: '/api/agents/:id/versions/:n/restore',
       summary: 'Make version n of an agent current again, as its next version',
       auth: { writes: true },
-      responses: { 200: AgentRecord },
+      responses: { 200: AgentRecordSchema },
       params: VersionPath,
-      handle: async ({ principal, params }) => (await agents.restore(principal.user.id, params.id, params.n)).toPublic(),
+      handle: async ({ principal, params }) => presentAgent(await agents.restore(principal.user.id, params.id, params.n)),
     }),
   ];
 }

@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { ApiKeyInfo, pageOf } from './openapi-records.js';
+import { ApiKeySchema } from '../auth/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { scopesField } from '../auth/scopes.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { actorOf } from '../auth/actor.js';
@@ -39,7 +40,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys',
       summary: "List the caller's API keys (never the full key)",
       auth: {},
-      responses: { 200: pageOf(ApiKeyInfo) },
+      responses: { 200: pageOf(ApiKeySchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => apiKeys.list(principal.user.id, query),
     }),
@@ -48,7 +49,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys',
       summary: 'Create an API key; the full key is in this response only',
       auth: { writes: true },
-      responses: { 201: v.strictObject({ ...ApiKeyInfo.entries, key: v.pipe(v.string(), v.description('The full key (svc_…), shown in this response only')) }) },
+      responses: { 201: v.strictObject({ ...ApiKeySchema.entries, key: v.pipe(v.string(), v.description('The full key (svc_…), shown in this response only')) }) },
       body: CreateKeyBody,
       status: 201,
       handle: ({ principal, body, ctx }) => apiKeys.create(principal.user.id, body, principal.scopes, actorOf(principal, ctx)),
@@ -58,7 +59,7 @@ export function apiKeyRoutes({ apiKeys }: Services): Route[] {
       path: '/api/me/api-keys/:id',
       summary: 'Rename, enable or disable an API key, or change its expiry or limits (rate_limit_rpm, token_budget)',
       auth: { writes: true },
-      responses: { 200: ApiKeyInfo },
+      responses: { 200: ApiKeySchema },
       params: KeyParams,
       body: UpdateKeyBody,
       handle: ({ principal, params, body, ctx }) => apiKeys.update(principal.user.id, params.id, body, actorOf(principal, ctx)),

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { TokenPair } from './openapi-records.js';
+import { TokenPairSchema } from '../auth/records.js';
 import { originOf } from '../auth/actor.js';
 
 const LoginBody = v.strictObject({
@@ -29,7 +29,7 @@ export function authRoutes({ sessions }: Services): Route[] {
       path: '/api/auth/login',
       summary: 'Log in: an access token (JWT, 2 h) and a single-use refresh token',
       auth: 'public',
-      responses: { 200: TokenPair },
+      responses: { 200: TokenPairSchema },
       errors: [401],
       body: LoginBody,
       handle: ({ body, ctx }) => sessions.login(body.email, body.password, originOf(ctx)),
@@ -39,7 +39,7 @@ export function authRoutes({ sessions }: Services): Route[] {
       path: '/api/auth/refresh',
       summary: 'Exchange a refresh token for a new pair (reusing a spent one revokes its session)',
       auth: 'public',
-      responses: { 200: TokenPair },
+      responses: { 200: TokenPairSchema },
       errors: [401],
       body: RefreshBody,
       handle: ({ body, ctx }) => sessions.refresh(body.refresh_token, originOf(ctx)),

@@ -3,7 +3,7 @@ import { clientToolsSchema } from '../shared/client-tools.js';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { route, type Route } from '../auth/route.js';
-import { runEventStream, runStreamHeaders } from './openapi-records.js';
+import { runEventStream, runStreamHeaders } from '../runs/records.js';
 import type { RunMode } from '../db/models.js';
 import { streamRun } from '../runs/stream.js';
 import { docMode, imageIds, multitaskStrategy, outputSchema, uuidText } from '../http/validation.js';

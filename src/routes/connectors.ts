@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type AppContext, type Route } from '../auth/route.js';
-import { ConnectorRecord, ConnectorTestResult, pageOf } from './openapi-records.js';
+import { ConnectorRecordSchema, ConnectorTestResultSchema, presentConnector } from '../connectors/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ValidationError, type ValidationIssue } from '../shared/errors.js';
 import { paginationQuery, uuidText, validateBody } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
@@ -89,7 +90,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors',
       summary: "List the caller's connectors",
       auth: { scope: 'connectors' },
-      responses: { 200: pageOf(ConnectorRecord) },
+      responses: { 200: pageOf(ConnectorRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => connectors.list(principal.user.id, query),
     }),
@@ -98,33 +99,33 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       path: '/api/connectors',
       summary: 'Create a connector (an MCP tool server); header values are sealed and never returned',
       auth: { scope: 'connectors', writes: true },
-      responses: { 201: ConnectorRecord },
+      responses: { 201: ConnectorRecordSchema },
       body: create,
       readsBody: true,
       status: 201,
-      handle: async ({ principal, ctx }) => (await connectors.create(principal.user.id, validateConnectorBody(ctx, create), actorOf(principal, ctx))).toPublic(),
+      handle: async ({ principal, ctx }) => presentConnector(await connectors.create(principal.user.id, validateConnectorBody(ctx, create), actorOf(principal, ctx))),
     }),
     route({
       method: 'GET',
       path: '/api/connectors/:id',
       summary: 'Read a connector',
       auth: { scope: 'connectors' },
-      responses: { 200: ConnectorRecord },
+      responses: { 200: ConnectorRecordSchema },
       params: ConnectorPath,
-      handle: async ({ principal, params }) => (await connectors.own(principal.user.id, params.id)).toPublic(),
+      handle: async ({ principal, params }) => presentConnector(await connectors.own(principal.user.id, params.id)),
     }),
     route({
       method: 'PATCH',
       path: '/api/connectors/:id',
       summary: 'Change a connector; `headers` replaces (value) or removes (null) single headers',
       auth: { scope: 'connectors', writes: true },
-      responses: { 200: ConnectorRecord },
+      responses: { 200: ConnectorRecordSchema },
       params: ConnectorPath,
       body: update,
       readsBody: true,
       handle: async ({ principal, params, ctx }) => {
         const body = validateConnectorBody(ctx, update);
-        return (await connectors.update(await connectors.own(principal.user.id, params.id), body, actorOf(principal, ctx))).toPublic();
+        return presentConnector(await connectors.update(await connectors.own(principal.user.id, params.id), body, actorOf(principal, ctx)));
       },
     }),
     route({
@@ -143,7 +144,7 @@ export function connectorRoutes({ connectors, config }: Services): Route[] {
       summary: 'Connect to the server and list its tools; an unreachable server is status "error", never a 5xx',
       // A test changes the connector's recorded status and calls out, so it counts as a write.
       auth: { scope: 'connectors', writes: true },
-      responses: { 200: ConnectorTestResult },
+      responses: { 200: ConnectorTestResultSchema },
       params: ConnectorPath,
       handle: ({ principal, params }) => connectors.test(principal.user.id, params.id),
     }),

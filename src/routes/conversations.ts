@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { ConversationRecord, MessagePage, MessageRecord, pageOf } from './openapi-records.js';
+import { ConversationRecordSchema, ConversationWithMessagesSchema, MessagePageSchema } from '../conversations/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { integerText, paginationQuery, uuidText } from '../http/validation.js';
 import { METADATA_LIMITS } from '../conversations/service.js';
 
@@ -67,7 +68,7 @@ export function conversationRoutes({ conversations, conversationEraser }: Servic
       path: '/api/conversations',
       summary: "List the caller's conversations, most recently active first; filter by agent_id and by metadata[key]=value (repeatable, up to 16, all must match)",
       auth: {},
-      responses: { 200: pageOf(ConversationRecord) },
+      responses: { 200: pageOf(ConversationRecordSchema) },
       query: ListQuery,
       handle: ({ principal, query }) => conversations.list(principal.user.id, query),
     }),
@@ -77,11 +78,7 @@ export function conversationRoutes({ conversations, conversationEraser }: Servic
       summary: 'Read a conversation with its last 100 messages, oldest first (injected ones marked); page older ones with GET /api/conversations/{id}/messages',
       auth: {},
       responses: {
-        200: v.strictObject({
-          ...ConversationRecord.entries,
-          messages: v.array(MessageRecord),
-          has_more_messages: v.pipe(v.boolean(), v.description('Older messages exist: GET /api/conversations/{id}/messages?before=<the first message id>')),
-        }),
+        200: ConversationWithMessagesSchema,
       },
       errors: [404],
       params: ConversationPath,
@@ -92,7 +89,7 @@ export function conversationRoutes({ conversations, conversationEraser }: Servic
       path: '/api/conversations/:id/messages',
       summary: "A page of the conversation's messages, newest first: limit 1-100 (default 50), before = a message id of this conversation (the previous page's next_before)",
       auth: {},
-      responses: { 200: MessagePage },
+      responses: { 200: MessagePageSchema },
       errors: [404],
       params: ConversationPath,
       query: MessagesQuery,
@@ -103,7 +100,7 @@ export function conversationRoutes({ conversations, conversationEraser }: Servic
       path: '/api/conversations/:id',
       summary: 'Rename a conversation or set its metadata (up to 16 string pairs, replacing the old; null clears it)',
       auth: {},
-      responses: { 200: ConversationRecord },
+      responses: { 200: ConversationRecordSchema },
       errors: [404],
       params: ConversationPath,
       body: PatchBody,

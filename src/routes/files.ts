@@ -2,7 +2,8 @@ import * as v from 'valibot';
 import contentDisposition from 'content-disposition';
 import type { Services } from '../services.js';
 import { Reply, route, type Route } from '../auth/route.js';
-import { FileRecord, pageOf } from './openapi-records.js';
+import { FileRecordSchema, presentFile } from '../files/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { readSingleFile } from '../http/multipart.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { UnsupportedMediaTypeError } from '../shared/errors.js';
@@ -24,7 +25,7 @@ export function fileRoutes({ files, config }: Services): Route[] {
       upload: true,
       readsBody: true,
       status: 201,
-      responses: { 201: FileRecord },
+      responses: { 201: FileRecordSchema },
       errors: [413, 415],
       handle: async ({ principal, ctx }) => {
         if (!ctx.is('multipart')) throw new UnsupportedMediaTypeError('Send the image as multipart/form-data with one part named "file"');
@@ -32,7 +33,7 @@ export function fileRoutes({ files, config }: Services): Route[] {
           const upload = await readSingleFile(ctx, files.maxUploadBytes, { field: 'file', noun: 'file', idleMs: config.bodyIdleTimeoutMs });
           return { filename: upload.filename, bytes: upload.bytes };
         });
-        return file.toPublic();
+        return presentFile(file);
       },
     }),
     route({
@@ -40,7 +41,7 @@ export function fileRoutes({ files, config }: Services): Route[] {
       path: '/api/files',
       summary: 'List your files, newest first',
       auth: { scope: 'chat' },
-      responses: { 200: pageOf(FileRecord) },
+      responses: { 200: pageOf(FileRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => files.list(principal.user.id, query),
     }),
@@ -49,9 +50,9 @@ export function fileRoutes({ files, config }: Services): Route[] {
       path: '/api/files/:id',
       summary: "A file's record",
       auth: { scope: 'chat' },
-      responses: { 200: FileRecord },
+      responses: { 200: FileRecordSchema },
       params: FilePath,
-      handle: async ({ principal, params }) => (await files.own(principal.user.id, params.id)).toPublic(),
+      handle: async ({ principal, params }) => presentFile(await files.own(principal.user.id, params.id)),
     }),
     route({
       method: 'GET',

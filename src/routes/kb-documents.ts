@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { Reply, route, type AppContext, type Route } from '../auth/route.js';
-import { DocumentRecord, pageOf } from './openapi-records.js';
+import { DocumentRecordSchema, presentDocument } from '../knowledge/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { readSingleFile } from '../http/multipart.js';
 import { paginationQuery, parseInput, uuidText, validateBody } from '../http/validation.js';
 import type { Upload } from '../knowledge/service.js';
@@ -31,7 +32,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       summary: 'Add a document (JSON {name, content} or a multipart upload of one .txt, .md, .html, .pdf or .docx file); ingested by a worker',
       auth: { writes: true },
       upload: true,
-      responses: { 202: DocumentRecord, 200: DocumentRecord },
+      responses: { 202: DocumentRecordSchema, 200: DocumentRecordSchema },
       errors: [415],
       params: KbPath,
       body: JsonDocument,
@@ -40,7 +41,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
         // Ownership first: an unknown knowledge base answers 404 before the body is read.
         const kb = await knowledge.own(principal.user.id, params.id);
         const { document, created } = await knowledge.addDocument(kb, await readUpload(ctx, config.kbDocumentMaxBytes, config.bodyIdleTimeoutMs));
-        return new Reply(created ? 202 : 200, document.toPublic());
+        return new Reply(created ? 202 : 200, presentDocument(document));
       },
     }),
     route({
@@ -48,7 +49,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       path: '/api/knowledge-bases/:id/documents',
       summary: "List a knowledge base's documents",
       auth: {},
-      responses: { 200: pageOf(DocumentRecord) },
+      responses: { 200: pageOf(DocumentRecordSchema) },
       params: KbPath,
       query: paginationQuery,
       handle: ({ principal, params, query }) => knowledge.listDocuments(principal.user.id, params.id, query),
@@ -58,7 +59,7 @@ export function kbDocumentRoutes({ knowledge, config }: Services): Route[] {
       path: '/api/knowledge-bases/:id/documents/:documentId',
       summary: 'Read one document and its ingestion status (processing, ready or failed with its error)',
       auth: {},
-      responses: { 200: DocumentRecord },
+      responses: { 200: DocumentRecordSchema },
       params: DocumentPath,
       handle: ({ principal, params }) => knowledge.document(principal.user.id, params.id, params.documentId),
     }),

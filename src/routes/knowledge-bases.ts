@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { KnowledgeBaseRecord, pageOf, RetrieveResult } from './openapi-records.js';
+import { KnowledgeBaseRecordSchema, presentKnowledgeBase, RetrieveResultSchema } from '../knowledge/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { ValidationError } from '../shared/errors.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { CHUNK_STRATEGIES, RETRIEVAL_MODES } from '../db/knowledge-models.js';
@@ -64,7 +65,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases',
       summary: "List the caller's knowledge bases",
       auth: { scope: 'kb' },
-      responses: { 200: pageOf(KnowledgeBaseRecord) },
+      responses: { 200: pageOf(KnowledgeBaseRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => knowledge.list(principal.user.id, query),
     }),
@@ -73,12 +74,12 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases',
       summary: 'Create a knowledge base (embedding_model `local` or a gateway model, asked for its dimension once)',
       auth: { writes: true },
-      responses: { 201: KnowledgeBaseRecord },
+      responses: { 201: KnowledgeBaseRecordSchema },
       body: CreateBody,
       status: 201,
       handle: async ({ principal, body }) => {
         assertOverlap(body.chunk_size, body.chunk_overlap);
-        return (await knowledge.create(principal.user.id, body)).toPublic();
+        return presentKnowledgeBase(await knowledge.create(principal.user.id, body));
       },
     }),
     route({
@@ -86,22 +87,22 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id',
       summary: 'Read a knowledge base',
       auth: {},
-      responses: { 200: KnowledgeBaseRecord },
+      responses: { 200: KnowledgeBaseRecordSchema },
       params: KbPath,
-      handle: async ({ principal, params }) => (await knowledge.own(principal.user.id, params.id)).toPublic(),
+      handle: async ({ principal, params }) => presentKnowledgeBase(await knowledge.own(principal.user.id, params.id)),
     }),
     route({
       method: 'PATCH',
       path: '/api/knowledge-bases/:id',
       summary: 'Change a knowledge base (chunk settings apply to documents added afterwards; a new embedding_model re-embeds in a worker while retrieval keeps answering)',
       auth: { writes: true },
-      responses: { 200: KnowledgeBaseRecord },
+      responses: { 200: KnowledgeBaseRecordSchema },
       params: KbPath,
       body: UpdateBody,
       handle: async ({ principal, params, body }) => {
         const current = await knowledge.own(principal.user.id, params.id);
         assertOverlap(body.chunk_size ?? current.chunk_size, body.chunk_overlap ?? current.chunk_overlap);
-        return (await knowledge.update(current, body)).toPublic();
+        return presentKnowledgeBase(await knowledge.update(current, body));
       },
     }),
     route({
@@ -119,7 +120,7 @@ export function knowledgeBaseRoutes({ knowledge }: Services): Route[] {
       path: '/api/knowledge-bases/:id/retrieve',
       summary: 'Search a knowledge base (keyword, semantic or hybrid; reranked when the knowledge base has a rerank_model)',
       auth: { scope: 'kb' },
-      responses: { 200: RetrieveResult },
+      responses: { 200: RetrieveResultSchema },
       errors: [502],
       params: KbPath,
       body: RetrieveBody,

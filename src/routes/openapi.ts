@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import type { MediaResponse, Route } from '../auth/route.js';
-import { errorBodies, namedRecords } from './openapi-records.js';
+import { errorBodies } from '../http/error-records.js';
+import { namedRecords } from './named-records.js';
 import type { SpellsMetadata } from '../http/validation.js';
 import { API_VERSION } from '../shared/api-version.js';
 

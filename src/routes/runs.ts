@@ -3,7 +3,8 @@ import { clientToolsSchema, toolOutputsBody } from '../shared/client-tools.js';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../auth/route.js';
-import { CancelAccepted, RunAccepted, RunRecord, runEventStream, runStreamHeaders } from './openapi-records.js';
+import { CancelAcceptedSchema, presentRun, RunAcceptedSchema, RunRecordSchema } from '../engine/run-records.js';
+import { runEventStream, runStreamHeaders } from '../runs/records.js';
 import { integerText, uuidText, docMode, imageIds, multitaskStrategy, outputSchema } from '../http/validation.js';
 import { schemaFormat } from '../shared/output-schema.js';
 import { longPollBody, untilDoneOrRequiresAction } from '../runs/wait.js';
@@ -71,7 +72,7 @@ export function runRoutes(services: Services): Route[] {
       path: '/api/runs',
       summary: 'Start a run in the background: 202 at once; follow it with GET (?wait=N), its events, or a webhook',
       auth: { scope: 'chat' },
-      responses: { 202: RunAccepted },
+      responses: { 202: RunAcceptedSchema },
       responseHeaders: { Location: 'The run: GET it (with ?wait=N) to follow it' },
       errors: [404, 409, 429],
       body: BackgroundRun,
@@ -88,12 +89,12 @@ export function runRoutes(services: Services): Route[] {
       path: '/api/runs/:id',
       summary: 'Read a run; with ?wait=N (up to 60 s) the answer comes once the run is final, waits for your tool outputs (requires_action), or N seconds have passed',
       auth: { scope: 'chat' },
-      responses: { 200: RunRecord },
+      responses: { 200: RunRecordSchema },
       params: RunPath,
       query: ReadQuery,
       handle: async ({ principal, params, query, ctx }) => {
         const run = await runs.ownRun(principal.user.id, params.id);
-        if (run.isFinal || !query.wait) return run.toPublic();
+        if (run.isFinal || !query.wait) return presentRun(run);
         const waited = untilDoneOrRequiresAction(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
         return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
       },
@@ -136,7 +137,7 @@ export function runRoutes(services: Services): Route[] {
       path: '/api/runs/:id/cancel',
       summary: 'Cancel a queued or running run',
       auth: { scope: 'chat' },
-      responses: { 202: CancelAccepted },
+      responses: { 202: CancelAcceptedSchema },
       errors: [409],
       params: RunPath,
       status: 202,

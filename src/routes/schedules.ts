@@ -2,7 +2,9 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { runLogFields } from '../logger.js';
 import { route, type Route } from '../auth/route.js';
-import { pageOf, RunAccepted, RunRecord, ScheduleRecord } from './openapi-records.js';
+import { pageOf } from '../shared/record-schemas.js';
+import { RunAcceptedSchema, RunRecordSchema } from '../engine/run-records.js';
+import { ScheduleRecordSchema } from '../schedules/records.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { canonicalTimeZone, cronFieldCount, cronProblem, MAX_CRON_LENGTH, MAX_EVERY_SECONDS, timingProblems } from '../schedules/timing.js';
 
@@ -84,7 +86,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules',
       summary: "List the caller's schedules, newest first",
       auth: { scope: 'chat' },
-      responses: { 200: pageOf(ScheduleRecord) },
+      responses: { 200: pageOf(ScheduleRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => schedules.list(principal.user.id, query),
     }),
@@ -93,7 +95,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules',
       summary: 'Run a query on a cron (in a time zone) or every N seconds, as background runs',
       auth: { scope: 'chat', writes: true },
-      responses: { 201: ScheduleRecord },
+      responses: { 201: ScheduleRecordSchema },
       errors: [404, 409],
       body: create,
       status: 201,
@@ -104,7 +106,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules/:id',
       summary: 'Read a schedule',
       auth: { scope: 'chat' },
-      responses: { 200: ScheduleRecord },
+      responses: { 200: ScheduleRecordSchema },
       errors: [404],
       params: SchedulePath,
       handle: ({ principal, params }) => schedules.get(principal.user.id, params.id),
@@ -114,7 +116,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules/:id',
       summary: 'Change a schedule (cron or every_seconds replaces its timing; enabled switches it off and on)',
       auth: { scope: 'chat', writes: true },
-      responses: { 200: ScheduleRecord },
+      responses: { 200: ScheduleRecordSchema },
       errors: [404],
       params: SchedulePath,
       body: update,
@@ -136,7 +138,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules/:id/runs',
       summary: "A schedule's runs, newest first",
       auth: { scope: 'chat' },
-      responses: { 200: pageOf(RunRecord) },
+      responses: { 200: pageOf(RunRecordSchema) },
       errors: [404],
       params: SchedulePath,
       query: paginationQuery,
@@ -147,7 +149,7 @@ export function scheduleRoutes({ schedules, config }: Services): Route[] {
       path: '/api/schedules/:id/trigger',
       summary: "Start the schedule's run now, in the background, as POST /api/runs does",
       auth: { scope: 'chat' },
-      responses: { 202: RunAccepted },
+      responses: { 202: RunAcceptedSchema },
       responseHeaders: { Location: 'The run: GET it (with ?wait=N) to follow it' },
       errors: [404, 409],
       params: SchedulePath,

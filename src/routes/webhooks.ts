@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
-import { DeliveryRecord, pageOf, WebhookRecord, WebhookWithSecret } from './openapi-records.js';
+import { DeliveryRecordSchema, presentWebhook, WebhookRecordSchema, WebhookWithSecretSchema } from '../webhooks/records.js';
+import { pageOf } from '../shared/record-schemas.js';
 import { actorOf } from '../auth/actor.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { outboundUrl, type OutboundPolicy } from '../net/outbound.js';
@@ -30,7 +31,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks',
       summary: "List the caller's webhook endpoints",
       auth: {},
-      responses: { 200: pageOf(WebhookRecord) },
+      responses: { 200: pageOf(WebhookRecordSchema) },
       query: paginationQuery,
       handle: ({ principal, query }) => webhooks.list(principal.user.id, query),
     }),
@@ -39,7 +40,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks',
       summary: 'Subscribe an endpoint to run events; the signing secret (whsec_…) is in this response only',
       auth: { writes: true },
-      responses: { 201: WebhookWithSecret },
+      responses: { 201: WebhookWithSecretSchema },
       body: create,
       status: 201,
       handle: ({ principal, body, ctx }) => webhooks.create(principal.user.id, body, actorOf(principal, ctx)),
@@ -49,16 +50,16 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id',
       summary: 'Read a webhook endpoint',
       auth: {},
-      responses: { 200: WebhookRecord },
+      responses: { 200: WebhookRecordSchema },
       params: WebhookPath,
-      handle: async ({ principal, params }) => (await webhooks.own(principal.user.id, params.id)).toPublic(),
+      handle: async ({ principal, params }) => presentWebhook(await webhooks.own(principal.user.id, params.id)),
     }),
     route({
       method: 'PATCH',
       path: '/api/webhooks/:id',
       summary: 'Change a webhook endpoint (is_active: true switches a disabled one back on)',
       auth: { writes: true },
-      responses: { 200: WebhookRecord },
+      responses: { 200: WebhookRecordSchema },
       params: WebhookPath,
       body: update,
       handle: ({ principal, params, body, ctx }) => webhooks.update(principal.user.id, params.id, body, actorOf(principal, ctx)),
@@ -78,7 +79,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/rotate-secret',
       summary: 'Replace the signing secret (shown once); the old one also signs for 24 h',
       auth: { writes: true },
-      responses: { 200: WebhookWithSecret },
+      responses: { 200: WebhookWithSecretSchema },
       params: WebhookPath,
       handle: ({ principal, params, ctx }) => webhooks.rotateSecret(principal.user.id, params.id, actorOf(principal, ctx)),
     }),
@@ -87,7 +88,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/deliveries',
       summary: "List a webhook's deliveries, newest first",
       auth: {},
-      responses: { 200: pageOf(DeliveryRecord) },
+      responses: { 200: pageOf(DeliveryRecordSchema) },
       params: WebhookPath,
       query: paginationQuery,
       handle: ({ principal, params, query }) => webhooks.deliveries(principal.user.id, params.id, query),
@@ -97,7 +98,7 @@ export function webhookRoutes({ webhooks, config }: Services): Route[] {
       path: '/api/webhooks/:id/deliveries/:deliveryId/redeliver',
       summary: 'Deliver again under the same webhook-id, with fresh attempts',
       auth: { writes: true },
-      responses: { 202: DeliveryRecord },
+      responses: { 202: DeliveryRecordSchema },
       errors: [409],
       params: DeliveryPath,
       status: 202,

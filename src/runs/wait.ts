@@ -5,6 +5,7 @@ import type { RunLease } from '../engine/run-lease.js';
 import type { EventRelay } from './relay.js';
 import { isClientPark } from './follow.js';
 import { runRef } from './service.js';
+import { presentRun } from '../engine/run-records.js';
 
 /** The events after which a waiting reader has its answer: the run ended, or it waits for the reader's tool outputs (DESIGN §23). */
 const answersWait = (event: { type: string; data: string }) => event.type === 'done' || isClientPark(event);
@@ -46,10 +47,10 @@ export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLea
 export function longPollBody(waited: Promise<Run>, fallback: Run, log: Logger): PassThrough {
   const body = new PassThrough();
   waited.then(
-    (run) => body.end(JSON.stringify(run.toPublic())),
+    (run) => body.end(JSON.stringify(presentRun(run))),
     (err: unknown) => {
       log.warn({ err, run_id: fallback.id }, 'long poll ended without a fresh read of the run');
-      body.end(JSON.stringify(fallback.toPublic()));
+      body.end(JSON.stringify(presentRun(fallback)));
     },
   );
   return body;

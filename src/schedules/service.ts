@@ -9,6 +9,7 @@ import type { RunService, StartRequest } from '../runs/service.js';
 import type { TickScheduler } from './scheduler.js';
 import type { ScheduleFields, ScheduleStore } from './store.js';
 import { timingProblems, type Timing } from './timing.js';
+import { presentSchedule } from './records.js';
 
 /** A create as the route parsed it: `name` defaults to the start of `q`. */
 export type NewSchedule = Omit<ScheduleFields, 'name'> & { name?: string };
@@ -60,14 +61,14 @@ export class ScheduleService {
   }
 
   async get(userId: string, id: string) {
-    return (await this.store.own(userId, id)).toPublic();
+    return presentSchedule(await this.store.own(userId, id));
   }
 
   async create(userId: string, input: NewSchedule) {
     await this.checkReferences(userId, input);
     const schedule = await this.store.create(userId, { ...input, name: input.name ?? input.q.slice(0, NAME_FROM_QUERY) }, this.limits.perUser);
     if (!schedule) throw new ConflictError('schedule_limit', `You already have ${this.limits.perUser} schedules (SCHEDULES_PER_USER); delete one to add another`);
-    if (!schedule.enabled) return schedule.toPublic();
+    if (!schedule.enabled) return presentSchedule(schedule);
     try {
       schedule.next_run_at = await this.timers.register(schedule.id, schedule);
     } catch (err) {
@@ -75,7 +76,7 @@ export class ScheduleService {
       throw err;
     }
     await this.store.setFirstNext(schedule.id, schedule.next_run_at);
-    return schedule.toPublic();
+    return presentSchedule(schedule);
   }
 
   /** Changes the schedule and then its timer, under the schedule's row lock (so two PATCHes cannot cross). */
@@ -90,7 +91,7 @@ export class ScheduleService {
       const next = await this.retime(current, timing, enabled, touchesTiming(changes));
       return this.store.patch(id, { ...changes, ...timing, next_run_at: next }, trx);
     });
-    return updated.toPublic();
+    return presentSchedule(updated);
   }
 
   async remove(userId: string, id: string): Promise<void> {

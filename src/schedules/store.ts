@@ -6,8 +6,8 @@ import { paginate, type Page } from '../db/pagination.js';
 import type { Pagination } from '../shared/pages.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { Timing } from './timing.js';
-
-type PublicRun = ReturnType<Run['toPublic']>;
+import { presentSchedule } from './records.js';
+import { presentRun, type RunRecord } from '../engine/run-records.js';
 
 /** The `next_run_at` to write: none when the next tick is not known. */
 const nextRunAt = (next: Date | null | undefined) => (next === undefined ? {} : { next_run_at: next });
@@ -54,7 +54,7 @@ export class ScheduleStore {
   }
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.Schedule, userId, page, (schedule) => schedule.toPublic());
+    return listOwned(this.models.Schedule, userId, page, presentSchedule);
   }
 
   /**
@@ -88,9 +88,9 @@ export class ScheduleStore {
   }
 
   /** The schedule's runs, newest first (its own index). */
-  runs(userId: string, id: string, page: Pagination): Promise<Page<PublicRun>> {
+  runs(userId: string, id: string, page: Pagination): Promise<Page<RunRecord>> {
     const query = this.models.Run.query().where({ schedule_id: id, user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-    return paginate(query, page, (run) => run.toPublic());
+    return paginate(query, page, presentRun);
   }
 
   /**

@@ -13,12 +13,5 @@ export interface Attachment {
   height: number;
 }
 
-/** How a message's attachment reads in history: the file's facts, or its name once the file is deleted. */
-export type AttachmentView = (Attachment & { deleted: false }) | { id: string; filename: string; deleted: true };
-
-export function attachmentView(attachment: Attachment, exists: boolean): AttachmentView {
-  return exists ? { ...attachment, deleted: false } : { id: attachment.id, filename: attachment.filename, deleted: true };
-}
-
 /** `cat.png (PNG, 640×480)`: how the local model names an image it was shown. */
 export const describeImage = (a: Attachment) => `${a.filename} (${IMAGE_TYPES[a.content_type].name}, ${a.width}×${a.height})`;

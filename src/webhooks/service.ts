@@ -11,6 +11,7 @@ import { generateSecret } from './signing.js';
 import { hostOf } from '../net/outbound.js';
 import type { Actor, AuditEntry, AuditLog } from '../audit/log.js';
 import type { WebhookOutbox } from './outbox.js';
+import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './records.js';
 
 export { WEBHOOK_EVENTS };
 
@@ -44,7 +45,7 @@ export class WebhookService {
   ) {}
 
   list(userId: string, page: Pagination) {
-    return listOwned(this.models.WebhookEndpoint, userId, page, (endpoint) => endpoint.toPublic());
+    return listOwned(this.models.WebhookEndpoint, userId, page, presentWebhook);
   }
 
   own(userId: string, id: string): Promise<WebhookEndpoint> {
@@ -59,7 +60,7 @@ export class WebhookService {
       const sealed = await row.$query(trx).patchAndFetch({ secret_sealed: this.sealer.seal(secret, secretContext(row.id)) });
       return { result: sealed, entries: [webhookEntry('webhook.create', sealed, { host: hostOf(input.url), events: sealed.events })] };
     });
-    return { ...endpoint.toPublic(), secret };
+    return presentWebhookWithSecret(endpoint, secret);
   }
 
   async update(userId: string, id: string, changes: EndpointChanges, actor: Actor) {
@@ -70,7 +71,7 @@ export class WebhookService {
     const details = { fields: Object.keys(changes), ...(changes.url !== undefined && { host: { from: hostOf(endpoint.url), to: hostOf(changes.url) } }) };
     return this.audit.transaction(actor, async (trx) => {
       const updated = await endpoint.$query(trx).patchAndFetch({ ...changes, ...events, ...revived, updated_at: new Date() });
-      return { result: updated.toPublic(), entries: [webhookEntry('webhook.update', updated, details)] };
+      return { result: presentWebhook(updated), entries: [webhookEntry('webhook.update', updated, details)] };
     });
   }
 
@@ -96,13 +97,13 @@ export class WebhookService {
       });
       return { result: row, entries: [webhookEntry('webhook.rotate_secret', row)] };
     });
-    return { ...updated.toPublic(), secret };
+    return presentWebhookWithSecret(updated, secret);
   }
 
   async deliveries(userId: string, id: string, page: Pagination) {
     await this.own(userId, id);
     const query = this.models.WebhookDelivery.query().where({ endpoint_id: id }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']);
-    return paginate(query, page, (delivery) => delivery.toPublic());
+    return paginate(query, page, presentDelivery);
   }
 
   /** Delivers again, under the same `webhook-id` (receivers dedupe on it), with a fresh set of attempts. */
@@ -113,7 +114,7 @@ export class WebhookService {
     if (!delivery) throw new NotFoundError('Delivery not found');
     await delivery.$query().patch({ status: 'pending', redeliveries: delivery.redeliveries + 1, next_attempt_at: new Date() });
     await this.outbox.redeliver(delivery.id, delivery.redeliveries);
-    return delivery.toPublic();
+    return presentDelivery(delivery);
   }
 }
 
