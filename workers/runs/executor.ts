@@ -1,5 +1,4 @@
 import type { Agent, Run, RunStatus } from '../../src/db/models.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { runLogFields } from '../../src/logger.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
 import { Superseded } from '../../src/shared/errors.js';
@@ -11,7 +10,8 @@ import type { Sampling } from '../../src/shared/sampling.js';
 import { schemaFormat, type OutputFormat } from '../../src/shared/output-schema.js';
 import { emptyUsage } from '../../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../../src/engine/run-lease.js';
-import type { AttemptClaim, HistoryBound, LoadedRun, NewRun, RunStore } from '../../src/engine/run-store.js';
+import type { HistoryBound, LoadedRun, RunStore } from '../../src/engine/run-store.js';
+import { WorkerEngine } from '../../src/engine/worker-engine.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, HISTORY_MAX_MESSAGES, HISTORY_WINDOWS, LOCAL_CONTEXT_WINDOW } from '../../src/shared/context-window.js';
 import { prepareHistory, type PreparedHistory } from './compaction.js';
 import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
@@ -125,9 +125,6 @@ export type ExecutionResult =
   | { next: 'wait'; ref: RunRef; untilMs: number }
   | { next: 'queued'; ref: RunRef; untilMs: number; recheck: boolean };
 
-/** How long a job that carries its run's row waits for the web's write of it before writing it itself. */
-const ROW_WAIT_MS = 3000;
-
 /** A queued run whose conversation is handed over but whose predecessor is still being resumed looks again this soon. */
 const PREDECESSOR_RECHECK_MS = 1000;
 const END = { next: 'end' } as const;
@@ -138,7 +135,11 @@ const refOf = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversat
 
 /** Executes one run from its row to its final state (DESIGN §5 steps 2–4), resuming from its checkpoint. */
 export class RunExecutor {
-  constructor(private readonly deps: ExecutorDeps) {}
+  private readonly engine: WorkerEngine;
+
+  constructor(private readonly deps: ExecutorDeps) {
+    this.engine = new WorkerEngine(deps.store, deps.lease, deps.logger);
+  }
 
   async execute(assignment: Assignment, cancel: AbortController, control: RunControl): Promise<ExecutionResult> {
     const { runId, attempt, crashes } = assignment;
@@ -146,7 +147,7 @@ export class RunExecutor {
     const received = Date.now();
     const waiting = assignment.queued ? await this.awaitTurn(assignment) : undefined;
     if (waiting) return waiting;
-    const [taken, loaded] = await this.takeAndLoad(assignment);
+    const [taken, loaded] = await this.engine.take(assignment, this.historyBound);
     if (!loaded) {
       this.deps.logger.warn({ run_id: runId }, 'a run job names no run; dropping it');
       return END;
@@ -159,7 +160,7 @@ export class RunExecutor {
       return END;
     }
     // Back from waiting for approval or its client: the run counts toward its user's cap again.
-    if (isParked(run.status)) await lease.rejoin(refOf(run));
+    if (isParked(run.status)) await this.engine.rejoin(refOf(run));
     Object.assign(run, { attempt, crashes });
     // The claim was written by the statement that loaded the run; every later write of this attempt needs it to have held.
     const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
@@ -175,7 +176,7 @@ export class RunExecutor {
     const toolset = openToolset({ runId: run.id, userId: run.user_id, tools: agent.tools, connectorIds: agent.connectorIds, signal: control.signal }, this.deps.connectors, log);
     const clientTools = (run.client_tools ?? []).map(asModelTool);
     const ctx = new RunContext({
-      run, ref, agent, model, control, lease, taken, claimed,
+      run, ref, agent, model, control, engine: this.engine, taken, claimed,
       // Client tools are offered beside the agent's (DESIGN §23); their calls park the run rather than run here.
       tools: clientTools.length > 0 ? toolset.tools.then((tools) => [...tools, ...clientTools]) : toolset.tools,
       events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents),
@@ -210,56 +211,16 @@ export class RunExecutor {
   }
 
   /**
-   * Takes the run in Redis (fencing out older attempts) while reading and claiming it in Postgres
-   * (one statement marks it running under this attempt): one round trip each, side by side. A job
-   * from an earlier release names only the run, so it is read first.
-   */
-  private async takeAndLoad({ runId, conversationId, userId, attempt, crashes, stored }: Assignment): Promise<[BreakpointState, (LoadedRun & { claimed?: boolean }) | undefined]> {
-    const { lease, store } = this.deps;
-    const claim = { attempt, crashes };
-    if (conversationId && userId) {
-      const ref = { id: runId, conversationId, userId };
-      const [taken, loaded] = await Promise.all([lease.take(ref, attempt), store.load(runId, this.historyBound, claim)]);
-      if (loaded || !stored) return [taken, loaded];
-      return [taken, await this.awaitRow({ ...stored, runId, conversationId, userId, attachments: [] }, claim)];
-    }
-    const loaded = await store.load(runId, this.historyBound, claim);
-    if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
-    return [await lease.take(refOf(loaded.run), attempt), loaded];
-  }
-
-  /**
-   * A job that carries its run's row (StoredRun) but finds none: the web writes the row while it
-   * adds the job, so it is usually a moment away. Waits for it (ROW_WAIT_MS at most); a run whose
-   * stream is gone was given up by the web (its write failed): nothing to run. Still no row after
-   * the wait: the row's asynchronous commit was lost with Postgres, and the worker writes it again.
-   */
-  private async awaitRow(stored: NewRun, claim: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
-    const { lease, store, logger } = this.deps;
-    const ref = { id: stored.runId, conversationId: stored.conversationId, userId: stored.userId };
-    for (let waited = 0, delay = 2; waited < ROW_WAIT_MS; waited += delay, delay = Math.min(delay * 2, 200)) {
-      await sleep(delay);
-      const loaded = await store.load(ref.id, this.historyBound, claim);
-      if (loaded) return loaded;
-      if (!(await lease.streamExists(ref))) return undefined;
-    }
-    logger.warn({ run_id: ref.id }, 'a run job names a run Postgres does not have (its asynchronous commit was lost); writing its row again from the job');
-    await store.recreate(stored);
-    return store.load(ref.id, this.historyBound, claim);
-  }
-
-  /**
    * A run queued behind another (DESIGN §19) starts only once its conversation is handed to it and
    * every run before it has recorded its end; until then its job waits, delayed.
    */
   private async awaitTurn({ runId, conversationId, userId }: Assignment): Promise<ExecutionResult | undefined> {
     if (!conversationId || !userId) return undefined;
     const ref = { id: runId, conversationId, userId };
-    const admission = await this.deps.lease.admit(ref);
+    const admission = await this.engine.admit(ref);
     if (admission === 'wait') return { next: 'queued', ref, untilMs: Date.now() + QUEUED_RECHECK_MS, recheck: true };
-    // Cancelled while it waited: it goes straight to its end (its take sees the cancel), running nothing.
-    if (admission === 'end') return undefined;
-    if (!(await this.deps.store.admitQueued(runId, conversationId))) return { next: 'queued', ref, untilMs: Date.now() + PREDECESSOR_RECHECK_MS, recheck: false };
+    if (admission === 'predecessor') return { next: 'queued', ref, untilMs: Date.now() + PREDECESSOR_RECHECK_MS, recheck: false };
+    // Cancelled while it waited ('end'): it goes straight to its end (its take sees the cancel), running nothing.
     return undefined;
   }
 
@@ -324,7 +285,7 @@ export class RunExecutor {
       return END;
     }
     if (ending instanceof HandBack) {
-      await ctx.claimed.then(() => this.deps.store.handBack(runId, ctx.run.attempt)).catch(() => {});
+      await ctx.claimed.then(() => this.engine.handBack(runId, ctx.run.attempt)).catch(() => {});
       log.info({ reason: ending.reason }, 'run handed back to the queue');
       return { next: 'retry', reason: ending.reason };
     }
@@ -358,7 +319,7 @@ export class RunExecutor {
     // Numbered before the checkpoint, so the resumed run numbers its events after it.
     const waiting = ctx.number('status', { status });
     const requiredAction = clientCalls.length > 0 ? { tool_calls: clientCalls } : null;
-    const { deliveries } = await this.deps.store.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)), requiredAction });
+    const { deliveries } = await this.engine.park(run, { usage, activeMs: ctx.activeMs, checkpoint: JSON.stringify(ctx.snapshot(awaiting.state!)), requiredAction });
     await ctx.publishNumbered(waiting);
     this.deliver(deliveries);
     ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString(), status }, status === 'waiting' ? 'run waiting for approval' : "run waiting for its client's tool outputs");
@@ -372,22 +333,21 @@ export class RunExecutor {
   /** After the job is delayed: the run is parked; true when its answers all came in meanwhile (resume it now). */
   parked(ref: RunRef): Promise<boolean> {
     const { approvalMs, clientMs } = this.waitTimeouts;
-    return this.deps.lease.park(ref, Math.ceil(Math.max(approvalMs, clientMs) / 1000) + PARKED_MARGIN_SECONDS);
+    return this.engine.parked(ref, Math.ceil(Math.max(approvalMs, clientMs) / 1000) + PARKED_MARGIN_SECONDS);
   }
 
   private async finalize(ctx: RunContext, ending: LoopOutcome | RunFailure | RunCancelled, started: number): Promise<RunStatus> {
-    const { store } = this.deps;
     const { run, usage } = ctx;
     await ctx.claimed;
     if (!(ending instanceof RunFailure || ending instanceof RunCancelled)) {
       const { answer, output, finishReason, citations } = ending;
       const prepared = histories.get(ctx);
       const tokens = prepared ? { answerTokens: prepared.counter.count(answer), counted: prepared.counted } : {};
-      const { messageId, deliveries } = await store.succeed(run, { answer, output, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
+      const { messageId, deliveries } = await this.engine.succeed(run, { answer, output, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
       void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations, ...structured(output) }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
-      await this.deps.lease.forget(refOf(ctx.run));
+      await this.engine.forget(refOf(ctx.run));
       this.deliver(deliveries);
       await this.handOver(ctx);
       return 'succeeded';
@@ -398,11 +358,11 @@ export class RunExecutor {
     const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
     const answer = ending instanceof BudgetSpent ? ending.answerSoFar : stop === 'interrupt' ? ctx.saidSoFar() : null;
-    const { deliveries } = await store.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer, rollback: stop === 'rollback' });
+    const { deliveries } = await this.engine.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer, rollback: stop === 'rollback' });
     if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
-    await this.deps.lease.forget(refOf(ctx.run));
+    await this.engine.forget(refOf(ctx.run));
     this.deliver(deliveries);
     await this.handOver(ctx);
     return status;

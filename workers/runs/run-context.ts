@@ -5,7 +5,8 @@ import { timeOutcome, toolLabel, type Metrics } from '../../src/metrics/registry
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
 import { emptyUsage, type Citation, type EventData, type EventType, type Usage } from '../../src/shared/events.js';
-import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunLease, RunRef } from '../../src/engine/run-lease.js';
+import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from '../../src/engine/run-lease.js';
+import type { WorkerEngine } from '../../src/engine/worker-engine.js';
 import type { InjectPayload } from '../../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
 import type { OutputFormat } from '../../src/shared/output-schema.js';
@@ -62,7 +63,8 @@ export interface RunParts {
   tools: Promise<Tool[]>;
   control: RunControl;
   events: RunEvents;
-  lease: RunLease;
+  /** The run engine's worker face: the attempt's hold (breakpoints, the end decision). */
+  engine: WorkerEngine;
   checkpoints: CheckpointWriter;
   services: ToolServices;
   approvals: ToolApprovals;
@@ -83,7 +85,7 @@ export interface RunParts {
 /**
  * What a loop (ReAct or DAG) calls: the model, tools, events, injects, checkpoints and the end
  * decision of the run it executes. Events go through RunEvents (numbering, batching); the Redis
- * side goes through the RunLease.
+ * side goes through the run engine (src/engine/worker-engine.ts).
  */
 export class RunContext {
   readonly run: Run;
@@ -293,7 +295,7 @@ export class RunContext {
 
   /** Keeps the run's hold alive; reports a pending cancel and waiting injects. Also what the executor's heartbeat calls. */
   heartbeat(): Promise<BreakpointState> {
-    return this.parts.lease.breakpoint(this.parts.ref);
+    return this.parts.engine.breakpoint(this.parts.ref);
   }
 
   /**
@@ -308,7 +310,7 @@ export class RunContext {
     if (cancelPending) throw new RunCancelled();
     const fresh = await this.publishInjected(waiting, iteration);
     if (fresh.length > 0) await this.checkpoint(absorb(fresh));
-    if (waiting.length > 0) await this.parts.lease.acknowledge(this.parts.ref, waiting.length);
+    if (waiting.length > 0) await this.parts.engine.acknowledge(this.parts.ref, waiting.length);
   }
 
   private async publishInjected(waiting: InjectPayload[], iteration: number): Promise<ChatMessage[]> {
@@ -328,7 +330,7 @@ export class RunContext {
    */
   async tryFinish(): Promise<boolean> {
     await this.flush();
-    const ending = await this.parts.lease.finish(this.parts.ref, String(this.run.attempt));
+    const ending = await this.parts.engine.finish(this.parts.ref, String(this.run.attempt));
     if (ending.outcome === 'cancel_pending') throw new RunCancelled();
     if (ending.outcome === 'inject_waiting') return false;
     this.successor = ending.successor;
@@ -342,12 +344,12 @@ export class RunContext {
   async release(iteration: number): Promise<void> {
     // Whatever was still streaming is moot now; a failed send there must not stop the release.
     await this.flush().catch(() => {});
-    const { lease, ref } = this.parts;
+    const { engine, ref } = this.parts;
     for (;;) {
       const { waiting } = await this.heartbeat();
       await this.publishInjected(waiting, iteration);
-      if (waiting.length > 0) await lease.acknowledge(ref, waiting.length);
-      const released = await lease.release(ref, String(this.run.attempt));
+      if (waiting.length > 0) await engine.acknowledge(ref, waiting.length);
+      const released = await engine.release(ref, String(this.run.attempt));
       if (released.outcome === 'released') {
         this.successor = released.successor;
         return;

@@ -1,0 +1,133 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Run } from '../db/models.js';
+import type { Logger } from '../logger.js';
+import type { RunJob } from '../shared/jobs.js';
+import type { BreakpointState, FinishOutcome, RunLease, RunRef } from './run-lease.js';
+import type { AttemptClaim, FailedEnd, HistoryBound, LoadedRun, NewRun, RunStore, SucceededEnd } from './run-store.js';
+import { runRef } from './web-engine.js';
+
+/** How long a job that carries its run's row waits for the web's write of it before writing it itself. */
+const ROW_WAIT_MS = 3000;
+
+/** A job's view of its run: which run, which attempt, and the row it may carry. */
+export type Assignment = Pick<RunJob, 'runId' | 'conversationId' | 'userId' | 'stored'> & { attempt: number; crashes: number };
+
+export type TakenRun = [BreakpointState, (LoadedRun & { claimed?: boolean }) | undefined];
+
+/** Whether a queued run may start: `start`, `wait` (behind another run), `predecessor` (handed over, the run before still recording its end), `end` (cancelled while it waited). */
+export type Admission = 'start' | 'wait' | 'predecessor' | 'end';
+
+/**
+ * The worker's face of the run engine (DESIGN §22): take, breakpoint, park, finish, hand back.
+ * Each pairs the attempt's hold in Redis (src/engine/run-lease.ts) with the row in Postgres
+ * (src/engine/run-store.ts), as the transitions of src/engine/transitions.ts say; the loops
+ * (workers/runs) decide what to do, this decides what it means for the run.
+ */
+export class WorkerEngine {
+  constructor(
+    readonly store: RunStore,
+    readonly lease: RunLease,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * `started` / `superseded` / `resumed`: takes the run in Redis (fencing out older attempts) while
+   * reading and claiming it in Postgres (one statement marks it running under this attempt): one
+   * round trip each, side by side. A job from an earlier release names only the run, so it is read first.
+   */
+  async take(assignment: Assignment, bound: HistoryBound): Promise<TakenRun> {
+    const { runId, conversationId, userId, attempt, crashes, stored } = assignment;
+    const claim = { attempt, crashes };
+    if (conversationId && userId) {
+      const ref = { id: runId, conversationId, userId };
+      const [taken, loaded] = await Promise.all([this.lease.take(ref, attempt), this.store.load(runId, bound, claim)]);
+      if (loaded || !stored) return [taken, loaded];
+      return [taken, await this.awaitRow({ ...stored, runId, conversationId, userId, attachments: [] }, bound, claim)];
+    }
+    const loaded = await this.store.load(runId, bound, claim);
+    if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
+    return [await this.lease.take(runRef(loaded.run), attempt), loaded];
+  }
+
+  /** A queued run (DESIGN §19) starts once its conversation is handed to it and every run before it has recorded its end. */
+  async admit(ref: RunRef): Promise<Admission> {
+    const admission = await this.lease.admit(ref);
+    if (admission === 'wait') return 'wait';
+    if (admission === 'end') return 'end';
+    return (await this.store.admitQueued(ref.id, ref.conversationId)) ? 'start' : 'predecessor';
+  }
+
+  /** A run back from waiting for approval or its client counts toward its user's cap again. */
+  rejoin(ref: RunRef): Promise<void> {
+    return this.lease.rejoin(ref);
+  }
+
+  /** Keeps the hold alive; reports a pending cancel and the injects waiting. */
+  breakpoint(ref: RunRef): Promise<BreakpointState> {
+    return this.lease.breakpoint(ref);
+  }
+
+  /** The first `count` injects are in the checkpoint: they leave the list. */
+  acknowledge(ref: RunRef, count: number): Promise<number> {
+    return this.lease.acknowledge(ref, count);
+  }
+
+  /** `parked_for_approval` / `parked_for_client_tools`: the row, its checkpoint and what it waits for (the job is delayed next). */
+  park(run: Run, progress: Parameters<RunStore['park']>[1]): Promise<{ deliveries: string[] }> {
+    return this.store.park(run, progress);
+  }
+
+  /** After the job is delayed: the run keeps its conversation while it waits; true when it must wake at once. */
+  parked(ref: RunRef, ttlSeconds: number): Promise<boolean> {
+    return this.lease.park(ref, ttlSeconds);
+  }
+
+  /** The run's one end decision in Redis: finished (conversation released), an inject waiting, or a cancel pending (which wins). */
+  finish(ref: RunRef, owner: string): Promise<FinishOutcome> {
+    return this.lease.finish(ref, owner);
+  }
+
+  /** Failing or cancelling: frees the conversation unless an inject is still waiting to be announced. */
+  release(ref: RunRef, owner: string): ReturnType<RunLease['release']> {
+    return this.lease.release(ref, owner);
+  }
+
+  /** `succeeded`: the final row, the answer and the webhook outbox, in one transaction. */
+  succeed(run: Run, end: SucceededEnd): ReturnType<RunStore['succeed']> {
+    return this.store.succeed(run, end);
+  }
+
+  /** `failed` / `cancelled` / `interrupted` / `rolled_back`: the final row and the webhook outbox. */
+  fail(run: Run, end: FailedEnd): ReturnType<RunStore['fail']> {
+    return this.store.fail(run, end);
+  }
+
+  /** Once `done` is in the stream: the run's numbering and approvals go (any later publish is superseded). */
+  forget(ref: RunRef): Promise<void> {
+    return this.lease.forget(ref);
+  }
+
+  /** `handed_back`: the attempt gives the run back to the queue (shutdown, outage). */
+  handBack(runId: string, attempt: number): Promise<void> {
+    return this.store.handBack(runId, attempt);
+  }
+
+  /**
+   * A job that carries its run's row (StoredRun) but finds none: the web writes the row while it
+   * adds the job, so it is usually a moment away. Waits for it (ROW_WAIT_MS at most); a run whose
+   * stream is gone was given up by the web (its write failed): nothing to run. Still no row after
+   * the wait: the row's asynchronous commit was lost with Postgres, and the worker writes it again.
+   */
+  private async awaitRow(stored: NewRun, bound: HistoryBound, claim: AttemptClaim): Promise<(LoadedRun & { claimed?: boolean }) | undefined> {
+    const ref = { id: stored.runId, conversationId: stored.conversationId, userId: stored.userId };
+    for (let waited = 0, delay = 2; waited < ROW_WAIT_MS; waited += delay, delay = Math.min(delay * 2, 200)) {
+      await sleep(delay);
+      const loaded = await this.store.load(ref.id, bound, claim);
+      if (loaded) return loaded;
+      if (!(await this.lease.streamExists(ref))) return undefined;
+    }
+    this.logger.warn({ run_id: ref.id }, 'a run job names a run Postgres does not have (its asynchronous commit was lost); writing its row again from the job');
+    await this.store.recreate(stored);
+    return this.store.load(ref.id, bound, claim);
+  }
+}
