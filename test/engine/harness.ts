@@ -9,6 +9,13 @@ import { DEFAULT_LEASE, RunLease, type Claim, type LeaseOptions, type RunRef } f
 import { RunStore } from '../../src/shared/run-store.js';
 import { emptyUsage } from '../../src/shared/events.js';
 import type { MultitaskStrategy } from '../../src/shared/multitask.js';
+import { Queue } from 'bullmq';
+import { RUN_QUEUE, type RunJob } from '../../src/shared/jobs.js';
+import { RunService } from '../../src/runs/service.js';
+import { ConversationService } from '../../src/conversations/service.js';
+import { AuditLog } from '../../src/audit/log.js';
+import { Metrics } from '../../src/metrics/registry.js';
+import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { createDatabase } from '../support/database.js';
 import { uniqueId } from '../support/app.js';
 
@@ -28,6 +35,10 @@ export interface Engine {
   keys: RedisKeys;
   redis: ScriptedRedis;
   userId: string;
+  /** The web-side RunService over the same store and web lease, for races that go through it (inject's message row, cancel's refusal). */
+  service: RunService;
+  /** Its run queue (real BullMQ under the engine's prefix); nothing consumes it here. */
+  queue: Queue<RunJob>;
   close(): Promise<void>;
 }
 
@@ -43,17 +54,26 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
   const webRedis = createRedis(config, 'web-commands', 'test-engine-web');
   const workerRedis = createRedis(config, 'worker-commands', 'test-engine-worker');
   const leaseOptions = { ...DEFAULT_LEASE, ...options };
+  const store = new RunStore(knex, models);
+  const web = new RunLease(webRedis, keys, leaseOptions);
+  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: workerRedis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  // No images in these runs: the files a run attaches and the conversation's message views are never asked for.
+  const files = { attachable: async () => [], views: async () => [] };
+  const service = new RunService(models, new ConversationService(models, files), files, store, web, queue, { perUser: USER_LIMIT }, new AuditLog(knex), new Metrics(false), new BudgetLedger(workerRedis, keys));
   const [user] = await knex('users').insert({ email: `${uniqueId()}@engine.test`, password_hash: 'unused' }).returning('id');
   return {
     knex,
     models,
-    store: new RunStore(knex, models),
-    web: new RunLease(webRedis, keys, leaseOptions),
+    store,
+    web,
+    service,
+    queue,
     worker: new RunLease(workerRedis, keys, leaseOptions),
     keys,
     redis: workerRedis,
     userId: (user as { id: string }).id,
     async close() {
+      await queue.close();
       await deleteKeysWithPrefix(workerRedis, config.keyPrefix);
       webRedis.disconnect();
       workerRedis.disconnect();
