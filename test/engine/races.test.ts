@@ -83,6 +83,19 @@ const injectVia = (ref: RunRef, content: string) =>
 /** The injected messages the conversation's history keeps, with the run each names. */
 const injectedRows = (conversationId: string) => engine.knex('messages').where({ conversation_id: conversationId, injected: true }).select('content', 'run_id');
 
+/** Resolves just after the next insert into messages (an inject's row, in its transaction) has been answered by Postgres. */
+function messageInserted(): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (_response: unknown, query: { sql?: string }) => {
+      if (!query.sql?.startsWith('insert into "messages"')) return;
+      engine.knex.off('query-response', listener);
+      // One turn of the event loop: the inject's continuation has sent its Lua step by then.
+      setImmediate(resolve);
+    };
+    engine.knex.on('query-response', listener);
+  });
+}
+
 describe('inject vs finish', () => {
   it('inject first: the end decision answers inject_waiting; the loop absorbs it at its breakpoint, acknowledges it, and then finishes', async () => {
     const { ref, run } = await runningRun();
@@ -115,7 +128,9 @@ describe('inject vs finish', () => {
   it(`side by side, ${ITERATIONS} times: an accepted inject is always answered by the run, a refused one leaves nothing`, async () => {
     for (let i = 0; i < ITERATIONS; i++) {
       const { ref, run } = await runningRun();
-      const [injected, ending] = await Promise.all([injectVia(ref, `inject ${i}`), engine.worker.finish(ref, '1')]);
+      // Odd iterations start the end decision once the inject's message row is written, as its Lua step goes out.
+      const finishing = i % 2 === 0 ? Promise.resolve() : messageInserted();
+      const [injected, ending] = await Promise.all([injectVia(ref, `inject ${i}`), finishing.then(() => engine.worker.finish(ref, '1'))]);
       if (injected === 'accepted') {
         expect(ending).toEqual({ outcome: 'inject_waiting' });
         const { waiting } = await engine.worker.breakpoint(ref);
@@ -137,7 +152,9 @@ describe('inject vs finish', () => {
       const { ref, run } = await runningRun();
       const next = await startRun(engine, { conversationId: ref.conversationId, strategy: 'enqueue' });
       const payload = { message_id: crypto.randomUUID(), content: `inject ${i}` };
-      const [target, ending] = await Promise.all([engine.web.inject(ref.userId, ref.conversationId, payload), engine.worker.finish(ref, '1')]);
+      const inject = () => engine.web.inject(ref.userId, ref.conversationId, payload);
+      const finish = () => engine.worker.finish(ref, '1');
+      const [target, ending] = i % 2 === 0 ? await Promise.all([inject(), finish()]) : await Promise.all([finish(), inject()]).then(([e, t]) => [t, e] as const);
       if (target === ref.id) {
         expect(ending).toEqual({ outcome: 'inject_waiting' });
         await engine.worker.acknowledge(ref, (await engine.worker.breakpoint(ref)).waiting.length);
