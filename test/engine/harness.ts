@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { inject } from 'vitest';
 import { createKnex } from '../../src/db/knex.js';
 import { bindModels, type Models, type Run } from '../../src/db/models.js';
-import { createRedis } from '../../src/redis/connection.js';
+import { createRedis, waitForReady } from '../../src/redis/connection.js';
 import { deleteKeysWithPrefix, redisKeys, type RedisKeys, type ScriptedRedis } from '../../src/shared/redis-keys.js';
 import { DEFAULT_LEASE, RunLease, type Claim, type LeaseOptions, type RunRef } from '../../src/shared/run-lease.js';
 import { RunStore } from '../../src/shared/run-store.js';
@@ -53,6 +53,8 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
   const keys = redisKeys(config);
   const webRedis = createRedis(config, 'web-commands', 'test-engine-web');
   const workerRedis = createRedis(config, 'worker-commands', 'test-engine-worker');
+  // The web's connection queues nothing while it connects (it fails fast, as the web tier must): wait until it is up.
+  await Promise.all([waitForReady(webRedis), waitForReady(workerRedis)]);
   const leaseOptions = { ...DEFAULT_LEASE, ...options };
   const store = new RunStore(knex, models);
   const web = new RunLease(webRedis, keys, leaseOptions);
