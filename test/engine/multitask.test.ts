@@ -151,14 +151,11 @@ describe('rollback', () => {
 
 describe('what a queued run leaves in the history of the runs before it', () => {
   /**
-   * BUG (reported, issue 35): a queued run's question is written when it is queued, but only moves
-   * to the end of the conversation when its turn comes (RunStore.admitQueued). Until then it lies
-   * before the answer of the run it waits for, and RunStore.load reads every message before the
-   * loading run's question: a run admitted ahead of it (the one it queued behind hands over, or an
-   * interrupt that jumps the queue) reads the LATER question as if already asked. `it.fails` while
-   * load reads a not-yet-started run's question.
+   * Issue 35: a queued run's question is written when it is queued and moves to the end of the
+   * conversation only when its turn comes (RunStore.admitQueued); until then it lies before the
+   * answer of the run it waits for, and RunStore.load must not read it as already asked.
    */
-  it.fails('a run admitted ahead of a queued one does not read that one\'s question in its history', async () => {
+  it('a run admitted ahead of a queued one does not read that one\'s question in its history', async () => {
     const { ref, run } = await activeRun();
     const b = refOf(await second(ref, 'enqueue', 'second question'));
     await second(ref, 'enqueue', 'third question');
