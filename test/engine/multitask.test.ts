@@ -87,7 +87,13 @@ describe('enqueue', () => {
     const b = refOf(await second(ref, 'enqueue'));
     expect(await engine.web.cancel(b)).toBe('dequeued');
     expect(await engine.worker.admit(b)).toBe('end');
-    expect((await takeRun(engine, b, 1)).taken.cancelPending).toBe(true);
+    // Its woken job ends it without running: the take sees the cancel, the release frees nothing of A's, the row ends cancelled.
+    const ended = await takeRun(engine, b, 1);
+    expect(ended.taken.cancelPending).toBe(true);
+    expect(await engine.worker.release(b, '1')).toEqual({ outcome: 'released', successor: null });
+    await engine.store.fail(ended.run, { status: 'cancelled', error: null, usage: usage(), durationMs: 0, model: 'local' });
+    expect(await rowOf(engine, b.id)).toMatchObject({ status: 'cancelled' });
+    expect(await markersOf(engine, ref)).toMatchObject({ active: ref.id, queue: [], counted: true });
     expect(await succeed(engine, run)).toEqual({ outcome: 'finished', successor: null });
     expect(await markersOf(engine, ref)).toMatchObject({ active: null, queue: [] });
   });

@@ -90,6 +90,16 @@ describe('waiting for approval', () => {
     expect(await engine.worker.park(ref, 120)).toBe(true);
   });
 
+  it('a cancel accepted while the worker is still parking: the park itself says wake at once, and the row still parks', async () => {
+    const { ref } = await startRun(engine);
+    const { run } = await takeRun(engine, ref, 1);
+    expect(await ask(approvalsOf(ref, 1).decisions([gatedCall], async () => {}))).toBeInstanceOf(AwaitingApproval);
+    expect(await engine.web.cancel(ref)).toBe('active');
+    await engine.store.park(run, { usage: usage(), activeMs: 1, checkpoint: '{}' });
+    expect(await engine.worker.park(ref, 120)).toBe(true);
+    expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'waiting' });
+  });
+
   it('a cancel of a parked run is accepted (its marker is held) and the woken attempt sees it at its take', async () => {
     const { ref } = await parked('approval');
     expect(await engine.web.cancel(ref)).toBe('active');
