@@ -91,3 +91,38 @@ describe('running → final', () => {
     expect((await markersOf(engine, ref)).active).toBe(ref.id);
   });
 });
+
+describe('the guards of the row', () => {
+  it('a parked row is no longer its attempt\'s to end or checkpoint: only a new attempt, claiming it, may', async () => {
+    const { ref } = await startRun(engine);
+    const { run } = await takeRun(engine, ref, 1);
+    await engine.store.park(run, { usage: usage(), activeMs: 1, checkpoint: '{"version":1}' });
+    await expect(engine.store.succeed(run, { answer: 'no', citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' })).rejects.toBeInstanceOf(Superseded);
+    await expect(engine.store.park(run, { usage: usage(), activeMs: 1, checkpoint: '{}' })).rejects.toBeInstanceOf(Superseded);
+    expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'waiting', checkpoint: { version: 1 } });
+    const resumed = await takeRun(engine, ref, 2);
+    expect(resumed.claimed).toBe(true);
+    await engine.store.fail(resumed.run, { status: 'failed', ...failure });
+    expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'failed', attempt: 2 });
+  });
+
+  it('a final row is claimed by no attempt, however new', async () => {
+    const { ref } = await startRun(engine);
+    const { run } = await takeRun(engine, ref, 1);
+    await engine.worker.release(ref, '1');
+    await engine.store.fail(run, { status: 'cancelled', ...failure, error: null });
+    const late = await engine.store.load(ref.id, { messages: 10, tokens: 1000, windows: 1 }, { attempt: 9, crashes: 0 });
+    expect(late!.claimed).toBe(false);
+    expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'cancelled', attempt: 1 });
+  });
+
+  it('a row that could not be queued fails once, and only while still queued', async () => {
+    const { ref } = await startRun(engine);
+    await engine.store.failUnqueued(ref.id);
+    expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
+    const taken = await startRun(engine);
+    await takeRun(engine, taken.ref, 1);
+    await engine.store.failUnqueued(taken.ref.id);
+    expect(await rowOf(engine, taken.ref.id)).toMatchObject({ status: 'running' });
+  });
+});
