@@ -172,3 +172,35 @@ describe('what a queued run leaves in the history of the runs before it', () => 
     await succeed(engine, taken.run);
   });
 });
+
+describe('a strategy vs the active run\'s end', () => {
+  const ITERATIONS = 20;
+  for (const strategy of ['enqueue', 'interrupt', 'rollback'] as const) {
+    it(`${strategy} side by side with the active run finishing, ${ITERATIONS} times: the new run is either first on a free conversation or handed it by the run it stopped or waited for`, async () => {
+      for (let i = 0; i < ITERATIONS; i++) {
+        const { ref, run } = await activeRun();
+        const claim = () => startRun(engine, { conversationId: ref.conversationId, strategy });
+        const finish = () => engine.worker.finish(ref, '1');
+        // The web and the worker send on their own connections; the call order is alternated so each goes first at times.
+        const [next, ending] = i % 2 === 0 ? await Promise.all([claim(), finish()]) : await Promise.all([finish(), claim()]).then(([e, n]) => [n, e] as const);
+        if (next.claim.outcome === 'claimed') {
+          expect(ending).toEqual({ outcome: 'finished', successor: null });
+        } else if (strategy === 'enqueue') {
+          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id });
+          expect(ending).toEqual({ outcome: 'finished', successor: next.ref.id });
+        } else {
+          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id });
+          expect(ending).toEqual({ outcome: 'cancel_pending', kind: strategy });
+          expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: next.ref.id });
+        }
+        // Either way the new run holds the conversation now, and nothing else waits on it.
+        expect(await markersOf(engine, next.ref)).toMatchObject({ active: next.ref.id, queue: [], counted: true });
+        if (ending.outcome === 'finished') await engine.store.succeed(run, { answer: 'a', citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' });
+        else await engine.store.fail(run, { status: strategy === 'interrupt' ? 'interrupted' : 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local', rollback: strategy === 'rollback' });
+        expect(await engine.worker.admit(next.ref)).toBe('admitted');
+        const taken = await takeRun(engine, next.ref, 1);
+        expect(await succeed(engine, taken.run)).toEqual({ outcome: 'finished', successor: null });
+      }
+    });
+  }
+});
