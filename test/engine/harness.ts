@@ -86,7 +86,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
 }
 
 /** A run started as the web starts one: the conversation claimed under `strategy`, then the queued row written. */
-export async function startRun(engine: Engine, { conversationId = randomUUID(), strategy = 'reject' as MultitaskStrategy, query = 'question' } = {}): Promise<{ ref: RunRef; claim: Claim; run?: Run }> {
+export async function startRun(engine: Engine, { conversationId = randomUUID() as string, strategy = 'reject', query = 'question' }: { conversationId?: string; strategy?: MultitaskStrategy; query?: string } = {}): Promise<{ ref: RunRef; claim: Claim; run?: Run }> {
   const ref: RunRef = { id: randomUUID(), conversationId, userId: engine.userId };
   const announced = { run_id: ref.id, conversation_id: conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const, trace_id: null };
   const claim = await engine.web.claim(ref, announced, USER_LIMIT, strategy);

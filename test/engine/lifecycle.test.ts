@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Superseded } from '../../src/shared/errors.js';
-import { createEngine, eventTypes, markersOf, refOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
+import { createEngine, eventTypes, markersOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
 
 /** A run's life without a park (DESIGN §5, §22): queued → running → succeeded, failed or cancelled, row and Redis markers at each step. */
 let engine: Engine;
