@@ -268,7 +268,9 @@ export class RunStore {
 
   /**
    * The run with its agent, its question's images, its conversation's summary and the messages
-   * between that summary and its question (newest first up to the bound), in one statement.
+   * between that summary and its question (newest first up to the bound), in one statement. The
+   * question of another run still queued is not among them: it moves after this run's answer
+   * when its own turn comes (admitQueued).
    * With `claim`, the same statement marks the run running under that attempt (claimAttempt's
    * write) and `claimed` says whether it could; the row read is as it was before the claim.
    */
@@ -291,6 +293,7 @@ export class RunStore {
                     select m.id, m.role, m.content, m.injected, m.tokens, m.seq, sum(coalesce(m.tokens, octet_length(m.content))) over (order by m.seq desc) as upto
                     from messages m
                     where m.conversation_id = r.conversation_id and m.seq < q.seq
+                      and not exists (select 1 from runs w where w.id = m.run_id and w.id <> r.id and w.status = 'queued' and m.role = 'user' and not m.injected)
                       and m.seq > coalesce((select s.seq from messages s where s.id = c.summary_through), 0)
                     order by m.seq desc limit ?) w
                   where w.upto - coalesce(w.tokens, octet_length(w.content)) < greatest(?, ? * coalesce((select b.context_window from agents b where b.id = r.agent_id), 0))) h) as run_history
