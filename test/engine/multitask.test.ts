@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../src/db/models.js';
-import { DEFAULT_LEASE, RunLease, type RunRef } from '../../src/shared/run-lease.js';
+import { DEFAULT_LEASE, RunLease, type RunRef } from '../../src/engine/run-lease.js';
 import type { MultitaskStrategy } from '../../src/shared/multitask.js';
 import { createEngine, eventTypes, markersOf, refOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
 

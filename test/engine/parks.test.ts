@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../src/db/models.js';
-import type { RunRef } from '../../src/shared/run-lease.js';
+import type { RunRef } from '../../src/engine/run-lease.js';
 import { clientCallId } from '../../src/shared/client-tools.js';
-import { ToolApprovals } from '../../workers/approvals.js';
-import { AwaitingApproval, RunFailure } from '../../workers/run-control.js';
+import { ToolApprovals } from '../../workers/runs/approvals.js';
+import { AwaitingApproval, RunFailure } from '../../workers/runs/run-control.js';
 import { createEngine, markersOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../src/db/models.js';
-import type { RunRef } from '../../src/shared/run-lease.js';
+import type { RunRef } from '../../src/engine/run-lease.js';
 import { createEngine, markersOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
 
 /**

@@ -101,7 +101,7 @@ describe('against the real Postgres', () => {
   const WRITES: Record<Exclude<StoreMethod, 'create'>, (run: Run, event: RunEvent) => Promise<unknown>> = {
     failUnqueued: (run) => store.failUnqueued(run.id),
     claim: (run) => store.claimAttempt(run.id, 2, 0),
-    park: (run, event) => store.park(run, { usage, activeMs: 1, checkpoint: '{}', requiredAction: event === 'parked_for_client_tools' ? { tool_calls: [{ id: 'call', name: 'f', arguments: '{}' }] } : null }),
+    park: (run, event) => store.park(run, { usage, activeMs: 1, checkpoint: '{}', requiredAction: event === 'parked_for_client_tools' ? { tool_calls: [{ id: 'call', name: 'f', arguments: {} }] } : null }),
     handBack: (run) => store.handBack(run.id, 1),
     succeed: (run) => store.succeed(run, { answer: 'a', citations: [], finishReason: 'stop', usage, durationMs: 1, model: 'local' }),
     fail: (run, event) => store.fail(run, failure(event)),
