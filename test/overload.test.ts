@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { startTestApp, type TestApp } from './support/app.js';
 import { ThrowawayRedis } from './support/redis-server.js';
@@ -90,6 +91,24 @@ describe('what a real failure is classified as', () => {
       expect(classifyDependencyFailure(err)).toEqual({ kind: 'saturated', dependency: 'postgres', cause: 'query timed out' });
     } finally {
       await knex.destroy();
+    }
+  });
+
+  it('a connection Postgres takes but does not answer in time (its handshake late under load) is saturation, not a bug', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = new URL(inject('databaseUrl'));
+    url.port = String((silent.address() as { port: number }).port);
+    const knex = createKnex(url.toString(), { poolMax: 1, connectTimeoutMs: 100 });
+    try {
+      const err = await knex.raw('select 1').then(() => undefined, (e: unknown) => e);
+      expect((err as Error).message).toBe('timeout expired');
+      expect(classifyDependencyFailure(err)).toEqual({ kind: 'saturated', dependency: 'postgres', cause: 'connecting timed out' });
+    } finally {
+      await knex.destroy();
+      for (const socket of held) socket.destroy();
+      silent.close();
     }
   });
 

@@ -22,6 +22,11 @@ const PG_UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when tryi
 const REDIS_UNREACHABLE = /Connection is closed|enableOfflineQueue|Stream isn't writeable|Reached the max retries|connect ETIMEDOUT|LOADING/;
 /** tarn's message when a pool acquire timed out with no failed connection attempt behind it: every connection was busy. */
 const POOL_BUSY = 'operation timed out for an unknown reason';
+/**
+ * pg's own connect timeout: Postgres took the connection but did not finish the handshake in time (or our event
+ * loop was too busy to read its answer). A stopped Postgres refuses at once (ECONNREFUSED), so this is slowness.
+ */
+const PG_CONNECT_TIMED_OUT = 'timeout expired';
 const MAX_CAUSE_DEPTH = 8;
 
 function classifyOne(err: Error): DependencyFailure | undefined {
@@ -37,6 +42,7 @@ function classifyOne(err: Error): DependencyFailure | undefined {
   if (name === 'MaxRetriesPerRequestError') return { kind: 'unreachable', dependency: 'redis', cause: message };
   // knex puts the statement in front of a query's error message ("select … - Query read timeout").
   if (/Query read timeout$/.test(message)) return { kind: 'saturated', dependency: 'postgres', cause: 'query timed out' };
+  if (message === PG_CONNECT_TIMED_OUT) return { kind: 'saturated', dependency: 'postgres', cause: 'connecting timed out' };
   if (typeof code === 'string' && PG_SATURATED.test(code)) return { kind: 'saturated', dependency: 'postgres', cause: `${code}: ${withoutStatement(message)}` };
   if (typeof code === 'string' && PG_UNREACHABLE.test(code)) return { kind: 'unreachable', dependency: 'postgres', cause: `${code}: ${withoutStatement(message)}` };
   // ioredis times a command out only while its connection is up (a closed one rejects at once): a backlog.
