@@ -164,13 +164,17 @@ export class RunLease {
    * in the same round trip.
    */
   async take(run: RunRef, attempt: number): Promise<BreakpointState> {
-    const pipeline = this.redis.pipeline().hset(this.keys.runSequence(run), 'owner', String(attempt)) as ChainableCommander & ScriptCommands;
+    const pipeline = this.redis.pipeline() as ChainableCommander & ScriptCommands;
     const k = this.holdKeys(run);
+    pipeline.takeAttempt(this.keys.runSequence(run), attempt);
     pipeline.breakpoint(k.active, k.userRuns, k.cancel, k.injects, run.id, this.options.markerTtlSeconds);
     const replies = await pipeline.exec();
-    const [[ownerErr], [breakpointErr, state]] = replies as [[Error | null], [Error | null, [number, ...string[]]]];
-    if (ownerErr) throw ownerErr;
-    // The owner is set; a script lost with a restarted cluster node is simply asked for again (see isNoScript).
+    const [[ownerErr, taken], [breakpointErr, state]] = replies as [[Error | null, number], [Error | null, [number, ...string[]]]];
+    // A script lost with a restarted cluster node is simply asked for again (see isNoScript).
+    if (isNoScript(ownerErr)) await callScript(() => this.redis.takeAttempt(this.keys.runSequence(run), attempt));
+    else if (ownerErr) throw ownerErr;
+    // A stale take (a newer attempt owns the run) leaves the owner as it is: this attempt's first publish or write is refused as superseded.
+    else decodeOutcome('takeAttempt', taken);
     if (isNoScript(breakpointErr)) return this.breakpoint(run);
     if (breakpointErr) throw breakpointErr;
     return breakpointState(state);

@@ -20,6 +20,7 @@ export const ScriptOutcomes = {
   /** recordToolOutputs-2.lua: its first reply element. */
   recordToolOutputs: { cancelled: -1, not_pending: 0, recorded: 1, all_answered: 2 },
   holdConversation: { refused: 0, done: 1 },
+  takeAttempt: { stale: 0, taken: 1 },
 } as const satisfies Record<string, Record<string, number | string>>;
 
 export type OutcomeScript = keyof typeof ScriptOutcomes;

@@ -59,8 +59,8 @@ const CLAIM_COLUMNS = ['status', 'started_at', 'attempt', 'crashes', 'handed_bac
 const PARK_COLUMNS = ['status', 'usage', 'checkpoint', 'required_action'] as const;
 /** Besides the row: the run's assistant message (an interrupted run's words), a rollback's deleted messages, the webhook outbox. */
 const FAIL_COLUMNS = ['status', 'error', 'usage', 'answer', 'cost', 'finished_at'] as const;
-/** The worker takes the run in Redis: `owner` = its attempt (fencing out older ones) and the first breakpoint. */
-const TAKE = [{ command: 'HSET owner', keys: ['run sequence'] }, step('breakpoint', 'no_cancel', 'cancel_pending')] as const;
+/** The worker takes the run in Redis: `owner` = its attempt (fencing out older ones; never lowered) and the first breakpoint. */
+const TAKE = [step('takeAttempt', 'taken'), step('breakpoint', 'no_cancel', 'cancel_pending')] as const;
 /** The calls the run waits on, registered (fenced: `superseded` for an older attempt). */
 const REQUEST_ANSWERS = { command: 'requestApprovals', keys: ['run sequence', 'run approvals'] } as const;
 /** A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run. */

@@ -72,10 +72,9 @@ describe('a second attempt takes the run', () => {
    * attempt's take that reaches Redis after the newer one's (a worker stalled between picking the
    * job and taking it, long enough for BullMQ to hand the job on) makes the OLD attempt the owner:
    * the live attempt's publishes and end are then refused as superseded while the stale one's pass.
-   * Postgres's claim only grows (`attempt < ?`); Redis's owner should too. `it.fails` while the bug
-   * stands: once take keeps the greater attempt, this fails, and should become a plain `it`.
+   * Postgres's claim only grows (`attempt < ?`); Redis's owner does too (takeAttempt-1.lua).
    */
-  it.fails("a stale attempt's take landing after the newer attempt's leaves the newer attempt the owner", async () => {
+  it("a stale attempt's take landing after the newer attempt's leaves the newer attempt the owner", async () => {
     const { ref } = await startRun(engine);
     await engine.worker.take(ref, 2);
     await engine.worker.take(ref, 1);
