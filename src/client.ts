@@ -1,5 +1,6 @@
 import { readEvents } from './shared/event-stream.js';
 import type { RunEvent } from './shared/events.js';
+import type { RunMode } from './shared/run-statuses.js';
 
 /** A small client of the platform's HTTP API, used by agentctl's run and inject commands. */
 export class PlatformClient {
@@ -33,7 +34,7 @@ export class PlatformClient {
   }
 
   /** Starts a run and calls `onEvent` for each event as it arrives; resolves after `done`. */
-  async run(mode: 'react' | 'dag', body: Record<string, unknown>, onEvent: (event: RunEvent) => void): Promise<void> {
+  async run(mode: RunMode, body: Record<string, unknown>, onEvent: (event: RunEvent) => void): Promise<void> {
     const res = await this.send(`/api/${mode}`, { method: 'POST', headers: this.headers(), body: JSON.stringify(body) });
     if (!res.ok || !res.body) throw await this.failure(res);
     await readEvents(res, ({ event }) => onEvent(event));

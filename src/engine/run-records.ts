@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { described, count, instant, tokenCounts, uuid } from '../shared/record-schemas.js';
 import { FINISH_REASONS } from '../shared/events.js';
-import { RUN_STATUSES } from '../shared/run-statuses.js';
+import { RUN_MODES, RUN_STATUSES } from '../shared/run-statuses.js';
 import type { Run } from '../db/models.js';
 
 /** The run record (DESIGN §12) and the answers that accept a run, beside the run store that keeps them. */
@@ -11,7 +11,7 @@ export const RunRecordSchema = v.strictObject({
   conversation_id: uuid,
   agent_id: v.nullable(uuid),
   agent_version: described(v.nullable(count), 'The version of its agent the run started with and runs on to the end, also after a crash (DESIGN §20); null without an agent'),
-  mode: v.picklist(['react', 'dag']),
+  mode: v.picklist(RUN_MODES),
   status: v.picklist(RUN_STATUSES),
   required_action: described(
     v.nullable(v.strictObject({ tool_calls: v.array(v.strictObject({ id: v.string(), name: v.string(), arguments: v.record(v.string(), v.unknown()) })) })),

@@ -7,7 +7,7 @@ import { runEventsRoute } from './runs.js';
 import { ADMIN } from '../auth/guard.js';
 import { actorOf } from '../auth/actor.js';
 import { instantText, paginationQuery, uuidText } from '../http/validation.js';
-import { RUN_STATUSES } from '../shared/run-statuses.js';
+import { RUN_MODES, RUN_STATUSES } from '../shared/run-statuses.js';
 import { AdminRunSchema } from '../admin/records.js';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -24,7 +24,7 @@ const RunsQuery = v.pipe(
     ...window,
     status: v.optional(v.picklist(RUN_STATUSES)),
     user_id: v.optional(uuidText),
-    mode: v.optional(v.picklist(['react', 'dag'])),
+    mode: v.optional(v.picklist(RUN_MODES)),
   }),
   v.forward(v.check((q) => beforeTo(q), 'from must be before to'), ['from']),
 );

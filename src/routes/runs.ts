@@ -12,6 +12,7 @@ import { streamRun } from '../runs/stream.js';
 import type { AccessRule } from '../auth/guard.js';
 import type { Principal } from '../auth/authenticator.js';
 import type { Run } from '../db/models.js';
+import { RUN_MODES } from '../shared/run-statuses.js';
 
 const RunPath = v.object({ id: uuidText });
 const EVENT_ID = /^(\d{1,20})-(\d{1,20})$/;
@@ -44,7 +45,7 @@ const ApprovalBody = v.strictObject({
 
 /** DESIGN §10: a run to start without holding a stream. */
 const BackgroundRun = v.strictObject({
-  mode: v.picklist(['react', 'dag']),
+  mode: v.picklist(RUN_MODES),
   q: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000)),
   conversation_id: v.optional(v.nullable(uuidText)),
   agent_id: v.optional(v.nullable(uuidText)),

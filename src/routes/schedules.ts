@@ -7,9 +7,10 @@ import { RunAcceptedSchema, RunRecordSchema } from '../engine/run-records.js';
 import { ScheduleRecordSchema } from '../schedules/records.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { canonicalTimeZone, cronFieldCount, cronProblem, MAX_CRON_LENGTH, MAX_EVERY_SECONDS, timingProblems } from '../schedules/timing.js';
+import { RUN_MODES } from '../shared/run-statuses.js';
 
 const SchedulePath = v.object({ id: uuidText });
-const mode = v.picklist(['react', 'dag']);
+const mode = v.picklist(RUN_MODES);
 const q = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(32_000));
 const name = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 const userMetadata = v.nullable(v.pipe(v.string(), v.maxLength(16_384)));

@@ -1,12 +1,13 @@
 import * as v from 'valibot';
 import { count, described, instant, uuid } from '../shared/record-schemas.js';
 import { SKIP_REASONS, type Schedule } from '../db/schedule-models.js';
+import { RUN_MODES } from '../shared/run-statuses.js';
 
 export const ScheduleRecordSchema = v.strictObject({
   id: uuid,
   name: v.string(),
   agent_id: v.nullable(uuid),
-  mode: v.picklist(['react', 'dag']),
+  mode: v.picklist(RUN_MODES),
   q: v.string(),
   cron: described(v.nullable(v.string()), '5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first, read in `timezone`; null when every_seconds is set'),
   every_seconds: described(v.nullable(count), 'Seconds between runs, the first one interval after it is set; null when cron is set'),

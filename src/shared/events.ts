@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { FINAL_RUN_STATUSES } from './run-statuses.js';
+import { FINAL_RUN_STATUSES, RUN_MODES } from './run-statuses.js';
 
 /** SSE event types (DESIGN §5), shared by the workers that publish them and the web tier that relays them. */
 
@@ -20,7 +20,7 @@ export const eventSchemas = {
     run_id: v.string(),
     conversation_id: v.string(),
     agent_id: v.nullable(v.string()),
-    mode: v.picklist(['react', 'dag']),
+    mode: v.picklist(RUN_MODES),
     status: v.literal('queued'),
     /** The run's OpenTelemetry trace (DESIGN §18); null when tracing is off. Streams written before it existed lack it. */
     trace_id: v.optional(v.nullable(v.string())),

@@ -28,8 +28,7 @@ import type { ModelImages } from '../../src/files/model-images.js';
 import type { BudgetLedger, BudgetRef } from '../../src/budgets/ledger.js';
 import { BudgetSpent, DEFAULT_RESERVATIONS, RunBudget, type ReservationSettings } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
-import { runReact } from './react.js';
-import { runDag } from './dag.js';
+import { LOOPS } from './loops.js';
 import { QUEUED_RECHECK_MS, type StoredRun } from '../../src/shared/jobs.js';
 
 /** What the run's history a job reads is bounded by (DESIGN §20): HistoryBound. */
@@ -260,9 +259,7 @@ export class RunExecutor {
       histories.set(ctx, prepared);
       const history = prepared.messages;
       const loop = checkpoint?.loop;
-      return run.mode === 'dag'
-        ? await runDag(ctx, history, loop?.kind === 'dag' ? loop : undefined)
-        : await runReact(ctx, history, loop?.kind === 'react' ? loop : undefined);
+      return await LOOPS[run.mode](ctx, history, loop);
     } catch (err) {
       return this.classify(err, ctx);
     }
