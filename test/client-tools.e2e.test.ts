@@ -312,12 +312,12 @@ describe('a gateway model', () => {
 });
 
 describe('deadlines of what a run waits on', () => {
-  /** A run's waits in Redis, asked for directly (the worker's requestApprovals), owned by attempt 1. */
+  /** A run's waits in Redis, asked for directly (the worker's requestApprovals), owned by attempt 1, at time 0 (before every deadline here, so none expires). */
   async function waits() {
     const { user } = await stack.user();
     const ref = { id: crypto.randomUUID(), conversationId: crypto.randomUUID(), userId: user.id };
     await stack.redis.hset(stack.identity.keys.runSequence(ref), 'owner', '1');
-    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => stack.identity.lease.requestApprovals(ref, '1', ids, deadlineMs, 3600, kind) };
+    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => stack.identity.lease.requestApprovals(ref, '1', ids, deadlineMs, 3600, kind, 0) };
   }
 
   it.each(['approval', 'client'] as const)('a %s asked again keeps its first deadline; a later park of the same run gets a fresh one', async (kind) => {

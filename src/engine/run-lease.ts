@@ -219,17 +219,22 @@ export class RunLease {
   /**
    * Worker: registers calls that wait for an answer — a person's approval, or (`client`) the
    * client's output of a client tool call (DESIGN §23) — keeping answers already given, and reads
-   * them: each call's answer (undefined while it waits) and deadline (set when first asked for).
+   * them: each call's answer (undefined while it waits), deadline (set when first asked for), and
+   * whether it expired (still unanswered at its deadline by `nowMs`: from then on no answer is taken).
    */
-  async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number, kind: 'approval' | 'client' = 'approval'): Promise<{ answers: (unknown | undefined)[]; deadlines: number[] }> {
-    const replies = await callScript(() => this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, kind, ...callIds));
+  async requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number, kind: 'approval' | 'client' = 'approval', nowMs = Date.now()): Promise<{ answers: (unknown | undefined)[]; deadlines: number[]; expired: boolean[] }> {
+    const replies = await callScript(() => this.redis.requestApprovals(this.keys.runSequence(run), this.keys.runApprovals(run), owner, ttlSeconds, deadlineMs, kind, nowMs, ...callIds));
     const answers: unknown[] = [];
     const deadlines: number[] = [];
+    const expired: boolean[] = [];
     for (let i = 0; i < replies.length; i += 2) {
-      answers.push(replies[i] === 'pending' ? undefined : JSON.parse(replies[i]!));
+      const state = replies[i]!;
+      const waiting = state === 'pending' || state === 'expired';
+      answers.push(waiting ? undefined : JSON.parse(state));
+      expired.push(state === 'expired');
       deadlines.push(Number(replies[i + 1]));
     }
-    return { answers, deadlines };
+    return { answers, deadlines, expired };
   }
 
   /**

@@ -38,7 +38,7 @@ export interface ScriptCommands {
   admitQueued(activeKey: string, queueKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
   breakpoint(activeKey: string, userRuns: string, cancelKey: string, injectsKey: string, runId: string, ttlSeconds: number): Promise<[number, ...string[]]>;
   acknowledgeInjects(injectsKey: string, count: number): Promise<number>;
-  requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, kind: 'approval' | 'client', ...callIds: string[]): Promise<string[]>;
+  requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, kind: 'approval' | 'client', nowMs: number, ...callIds: string[]): Promise<string[]>;
   recordToolOutputs(approvalsKey: string, cancelKey: string, ...callIdsAndOutputs: string[]): Promise<[number, string?]>;
   decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
   parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;

@@ -114,7 +114,8 @@ describe('decision vs timeout', () => {
   async function overdue(): Promise<{ ref: RunRef; run: Run }> {
     const { ref } = await startRun(engine);
     await takeRun(engine, ref, 1);
-    await engine.worker.requestApprovals(ref, '1', ['c1'], Date.now() - 1, 120);
+    // Asked for while it was still in time (as the worker's clock read then), past its deadline now.
+    await engine.worker.requestApprovals(ref, '1', ['c1'], Date.now() - 1, 120, 'approval', Date.now() - 1000);
     const { run } = await resume(ref);
     return { ref, run };
   }
@@ -145,14 +146,11 @@ describe('decision vs timeout', () => {
   });
 
   /**
-   * BUG (reported, issue 35): the worker decides the timeout by reading the call still pending past
-   * its deadline, but the call stays pending in Redis until the run's release; a decision landing
-   * in between is recorded ('all_decided': RunService answers `resuming`) and then ignored (the run
-   * fails approval_timeout). Side by side (the call order alternated, so the worker's read goes
-   * first every other time) and step by step. `it.fails` while it stands; plain `it`s once the
-   * timeout is recorded atomically with the read (e.g. requestApprovals marking the call expired).
+   * The worker's read of an overdue call marks it expired in the same script (requestApprovals-2.lua),
+   * so a decision racing the timeout is either in before the read (honoured) or refused: never
+   * recorded ('all_decided', RunService answering `resuming`) and then ignored.
    */
-  it.fails(`side by side, ${ITERATIONS} times: the decision and the timeout agree (a decision accepted is acted on)`, async () => {
+  it(`side by side, ${ITERATIONS} times: the decision and the timeout agree (a decision accepted is acted on)`, async () => {
     for (let i = 0; i < ITERATIONS; i++) {
       const { ref, run } = await overdue();
       const decide = () => engine.web.decide(ref, 'c1', { decision: 'approve' });
@@ -161,7 +159,7 @@ describe('decision vs timeout', () => {
     }
   });
 
-  it.fails('a decision landing after the worker read the call as timed out, before its release, is refused', async () => {
+  it('a decision landing after the worker read the call as timed out, before its release, is refused', async () => {
     const { ref, run } = await overdue();
     let decided: string | undefined;
     expect(await resumedStep(ref, run, async () => (decided = await engine.web.decide(ref, 'c1', { decision: 'approve' })))).toBe('timed_out');

@@ -86,11 +86,13 @@ export class ToolApprovals {
     if (ids.length === 0) return new Map();
     const timeoutMs = kind === 'client' ? this.timeouts.clientMs : this.timeouts.approvalMs;
     const ttlSeconds = Math.ceil(Math.max(this.timeouts.approvalMs, this.timeouts.clientMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS;
-    const { answers, deadlines } = await this.lease.requestApprovals(this.ref, this.owner, ids, Date.now() + timeoutMs, ttlSeconds, kind);
+    const now = Date.now();
+    const { answers, deadlines, expired } = await this.lease.requestApprovals(this.ref, this.owner, ids, now + timeoutMs, ttlSeconds, kind, now);
     const waitingIds = ids.filter((_, i) => answers[i] === undefined);
     if (waitingIds.length === 0) return new Map(ids.map((id, i) => [id, answers[i]]));
+    // Expired in the same step as the read (requestApprovals-2.lua): an answer arriving now is refused, not accepted and ignored.
+    if (expired.some(Boolean)) throw timedOut(waitingIds);
     const deadlineMs = Math.min(...ids.flatMap((_, i) => (answers[i] === undefined ? [deadlines[i]!] : [])));
-    if (Date.now() >= deadlineMs) throw timedOut(waitingIds);
     const waiting = new Set(waitingIds);
     await announce(waiting);
     throw new AwaitingApproval(deadlineMs, undefined, required(waiting));

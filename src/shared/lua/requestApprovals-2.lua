@@ -13,22 +13,33 @@
   ARGV[2] seconds to keep the hash (the longest timeout and a margin; never shortened)
   ARGV[3] the deadline (ms since the epoch) of calls asked for the first time
   ARGV[4] 'approval' or 'client'
-  ARGV[5...] the call ids
+  ARGV[5] now (ms since the epoch, the worker's clock, which set the deadlines)
+  ARGV[6...] the call ids
 
-  Returns {state, deadline} of each call in order (state 'pending' or its answer);
+  A call still pending at its deadline becomes 'expired' here, in the same step as the read: a
+  decision or output arriving after this read is refused (not pending), never accepted and ignored.
+  Returns {state, deadline} of each call in order (state 'pending', 'expired' or its answer);
   error SUPERSEDED (`superseded`, src/engine/script-outcomes.ts) when another attempt owns the run.
 ]]
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then
   return redis.error_reply('SUPERSEDED')
 end
 local result = {}
-for i = 5, #ARGV do
-  if redis.call('HSETNX', KEYS[2], 'call:' .. ARGV[i], 'pending') == 1 then
+local now = tonumber(ARGV[5])
+for i = 6, #ARGV do
+  local call = 'call:' .. ARGV[i]
+  if redis.call('HSETNX', KEYS[2], call, 'pending') == 1 then
     redis.call('HSET', KEYS[2], 'deadline:' .. ARGV[i], ARGV[3])
     if ARGV[4] == 'client' then redis.call('HSET', KEYS[2], 'client:' .. ARGV[i], '1') end
   end
-  table.insert(result, redis.call('HGET', KEYS[2], 'call:' .. ARGV[i]))
-  table.insert(result, redis.call('HGET', KEYS[2], 'deadline:' .. ARGV[i]) or ARGV[3])
+  local deadline = redis.call('HGET', KEYS[2], 'deadline:' .. ARGV[i]) or ARGV[3]
+  local state = redis.call('HGET', KEYS[2], call)
+  if state == 'pending' and tonumber(deadline) <= now then
+    state = 'expired'
+    redis.call('HSET', KEYS[2], call, state)
+  end
+  table.insert(result, state)
+  table.insert(result, deadline)
 end
 if redis.call('TTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 return result
