@@ -14,6 +14,8 @@ import type { Actor, AuditLog } from '../audit/log.js';
 import type { ApprovalDecision, Claim, RunLease, RunRef } from '../engine/run-lease.js';
 import type { NewRun, PriorMessage, RunStore } from '../engine/run-store.js';
 import { WebEngine } from '../engine/web-engine.js';
+
+export { runRef } from '../engine/web-engine.js';
 import type { Sampling } from '../shared/sampling.js';
 import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
@@ -70,7 +72,6 @@ export const runLimits = (config: Pick<Config, 'runs' | 'model'>) => ({
   contextWindows: { defaultModel: config.model.defaultModel, gateway: config.model.defaultContextWindow },
 });
 
-export const runRef = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
 /** The web side of a run (DESIGN §5 step 1 and inject): persist, claim the conversation, enqueue. */
 export class RunService {

@@ -12,6 +12,7 @@ import { emptyUsage } from '../../src/shared/events.js';
 import type { BreakpointState, RunLease, RunRef } from '../../src/engine/run-lease.js';
 import type { HistoryBound, LoadedRun, RunStore } from '../../src/engine/run-store.js';
 import { WorkerEngine } from '../../src/engine/worker-engine.js';
+import { runRef } from '../../src/engine/web-engine.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, HISTORY_MAX_MESSAGES, HISTORY_WINDOWS, LOCAL_CONTEXT_WINDOW } from '../../src/shared/context-window.js';
 import { prepareHistory, type PreparedHistory } from './compaction.js';
 import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
@@ -130,7 +131,6 @@ const END = { next: 'end' } as const;
 
 type Ending = LoopOutcome | RunFailure | RunCancelled | HandBack | Superseded | AwaitingApproval;
 
-const refOf = (run: Run): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
 /** Executes one run from its row to its final state (DESIGN §5 steps 2–4), resuming from its checkpoint. */
 export class RunExecutor {
@@ -159,7 +159,7 @@ export class RunExecutor {
       return END;
     }
     // Back from waiting for approval or its client: the run counts toward its user's cap again.
-    if (isParked(run.status)) await this.engine.rejoin(refOf(run));
+    if (isParked(run.status)) await this.engine.rejoin(runRef(run));
     Object.assign(run, { attempt, crashes });
     // The claim was written by the statement that loaded the run; every later write of this attempt needs it to have held.
     const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
@@ -168,7 +168,7 @@ export class RunExecutor {
     const agent = { ...agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling), outputFormat: outputFormatOf(run, loaded.agent) };
     const model = this.deps.modelFor(agent.model);
     const checkpoint = readCheckpoint(run.checkpoint);
-    const ref = refOf(run);
+    const ref = runRef(run);
     const imageSource = this.deps.images.forRun(run.user_id);
     // A gateway model's first call sends the question's images: they are read while the loop starts.
     if (agent.model !== LOCAL_MODEL) for (const image of loaded.attachments) imageSource.inline(image).catch(() => {});
@@ -320,7 +320,7 @@ export class RunExecutor {
     await ctx.publishNumbered(waiting);
     this.deliver(deliveries);
     ctx.log.info({ until: new Date(awaiting.deadlineMs).toISOString(), status }, status === 'waiting' ? 'run waiting for approval' : "run waiting for its client's tool outputs");
-    return { next: 'wait', ref: refOf(run), untilMs: awaiting.deadlineMs };
+    return { next: 'wait', ref: runRef(run), untilMs: awaiting.deadlineMs };
   }
 
   private get waitTimeouts(): WaitTimeouts {
@@ -344,13 +344,13 @@ export class RunExecutor {
       void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations, ...structured(output) }, END_SCOPE);
       void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
       await ctx.flush();
-      await this.engine.forget(refOf(ctx.run));
+      await this.engine.forget(runRef(ctx.run));
       this.deliver(deliveries);
       await this.handOver(ctx);
       return 'succeeded';
     }
     // Read before the release clears the flag: a newer run's interrupt or rollback (DESIGN §19), or a person's cancel.
-    const stop = ending instanceof RunCancelled ? await this.deps.lease.stopKind(refOf(run)) : undefined;
+    const stop = ending instanceof RunCancelled ? await this.deps.lease.stopKind(runRef(run)) : undefined;
     await ctx.release(0);
     const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
@@ -359,7 +359,7 @@ export class RunExecutor {
     if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
     void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
     await ctx.flush();
-    await this.engine.forget(refOf(ctx.run));
+    await this.engine.forget(runRef(ctx.run));
     this.deliver(deliveries);
     await this.handOver(ctx);
     return status;
@@ -380,7 +380,7 @@ export class RunExecutor {
    * (or has expired), then forget the run as its first end would have.
    */
   private async republishEnd(run: Run, attempt: number): Promise<void> {
-    const ref = refOf(run);
+    const ref = runRef(run);
     const last = await this.deps.lease.lastEvent(ref);
     if (last && last.type !== 'done') await this.publishEnd(run, attempt);
     await this.deps.lease.forget(ref);
@@ -388,7 +388,7 @@ export class RunExecutor {
 
   private async publishEnd(run: Run, attempt: number): Promise<void> {
     const answer = await this.deps.store.answerOf(run);
-    const events = new RunEvents(this.deps.lease, refOf(run), { deterministic: true, attempt }, Infinity);
+    const events = new RunEvents(this.deps.lease, runRef(run), { deterministic: true, attempt }, Infinity);
     const usage = { ...emptyUsage(), ...run.usage };
     const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
     if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [], ...structured(run.output ?? undefined) }, END_SCOPE);
