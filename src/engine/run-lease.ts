@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander } from 'ioredis';
-import type { EventData, EventType } from '../shared/events.js';
+import type { EventData, EventType, StoredEvent } from '../shared/events.js';
 import type { InjectPayload, RedisKeys } from '../shared/redis-keys.js';
 import { isNoScript, type ScriptCommands, type ScriptedRedis } from '../shared/redis-scripts.js';
 import { stopKindOf, type MultitaskStrategy, type StopKind } from '../shared/multitask.js';
@@ -32,6 +32,23 @@ export interface LeaseOptions {
   queueLimit: number;
 }
 
+/** The largest doorbell that carries its events (publishEvents-2.lua); a larger batch rings with its count and is read from the stream. */
+const CARRIED_DOORBELL_MAX_BYTES = 16_384;
+
+/** What a doorbell says: new entries to read from the stream, or the entries themselves and the id of the one before them. */
+export type Doorbell = { carried: false } | { carried: true; previousId: string; entries: { id: string; type: string; data: string }[] };
+
+const RING: Doorbell = { carried: false };
+
+/** Reads a doorbell's message (see publishEvents-2.lua): "<previous id>\n<id>\n<type>\n<data>…", or a count. */
+export function readDoorbell(message: string): Doorbell {
+  const parts = message.split('\n');
+  if (parts.length < 4 || (parts.length - 1) % 3 !== 0) return RING;
+  const entries: { id: string; type: string; data: string }[] = [];
+  for (let i = 1; i < parts.length; i += 3) entries.push({ id: parts[i]!, type: parts[i + 1]!, data: parts[i + 2]! });
+  return { carried: true, previousId: parts[0]!, entries };
+}
+
 export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000, queueLimit: 10 };
 
 /** The lease options of a deployment: RUN_STREAM_TTL_S and RUN_QUEUE_PER_CONVERSATION (config.runs) on the defaults. */
@@ -44,6 +61,8 @@ export const leaseOptions = (runs: { streamTtlSeconds: number; queuePerConversat
 export interface Claim {
   outcome: 'claimed' | 'queued' | 'busy' | 'full' | 'limit';
   activeRunId: string | null;
+  /** The run's `run` event as its stream holds it, when claimed or queued. */
+  event: StoredEvent | null;
 }
 /** A person's decision on a tool call that waited for approval (DESIGN §11). */
 export interface ApprovalDecision {
@@ -81,7 +100,8 @@ export class RunLease {
    */
   async claim(run: RunRef, announced: EventData<'run'>, userLimit: number, strategy: MultitaskStrategy = 'reject'): Promise<Claim> {
     const { key, doorbell } = this.stream(run);
-    const [outcome, , active] = await callScript(() => this.redis.claimConversation(
+    const data = JSON.stringify(announced);
+    const [outcome, eventId, active] = await callScript(() => this.redis.claimConversation(
       this.keys.conversationActive(run.userId, run.conversationId),
       key,
       this.keys.userActiveRuns(run.userId),
@@ -90,7 +110,7 @@ export class RunLease {
       this.options.markerTtlSeconds,
       this.options.streamMaxLength,
       'run',
-      JSON.stringify(announced),
+      data,
       doorbell,
       userLimit,
       this.keys.doorbellCommand,
@@ -99,7 +119,7 @@ export class RunLease {
       this.keys.runKeyPrefix(run.userId),
       this.keys.cancelChannel,
     ));
-    return { outcome: decodeOutcome('claimConversation', outcome), activeRunId: active || null };
+    return { outcome: decodeOutcome('claimConversation', outcome), activeRunId: active || null, event: eventId ? { id: eventId, type: 'run', data } : null };
   }
 
   /** Web, undoing a claim that queued the run: it leaves the queue (false when it was not there). */
@@ -209,11 +229,11 @@ export class RunLease {
     return decodeOutcome('finishRun', code) === 'finished' ? { outcome: 'released', successor: successor || null } : { outcome: 'inject_waiting' };
   }
 
-  /** Worker: appends events (fenced by `owner`, idempotent per scope and seq) and rings the doorbell once. */
+  /** Worker: appends events (fenced by `owner`, idempotent per scope and seq) and rings the doorbell once, carrying them when they fit. */
   async publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
     const { key, doorbell } = this.stream(run);
     const args = events.flatMap((e) => [e.type, e.data, e.scope, e.seq]);
-    return callScript(() => this.redis.publishEvents(key, this.keys.runSequence(run), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, this.keys.doorbellCommand, ...args));
+    return callScript(() => this.redis.publishEvents(key, this.keys.runSequence(run), this.options.streamMaxLength, doorbell, owner, this.options.streamTtlSeconds, this.keys.doorbellCommand, CARRIED_DOORBELL_MAX_BYTES, ...args));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { isEventType, type StoredEvent } from '../shared/events.js';
-import type { RunLease, RunRef } from '../engine/run-lease.js';
+import { readDoorbell, type Doorbell, type RunLease, type RunRef } from '../engine/run-lease.js';
 import type { RedisClient } from '../shared/redis-scripts.js';
 
 type Deliver = (events: StoredEvent[]) => void;
@@ -20,6 +20,7 @@ interface RunEntry {
 }
 
 const PAGE = 500;
+const RING: Doorbell = { carried: false };
 
 /**
  * Relays run streams to any number of local listeners over a constant number of Redis connections
@@ -38,9 +39,9 @@ export class EventRelay {
     private readonly onError: (err: unknown) => void,
   ) {
     const sharded = lease.keys.cluster;
-    subscriber.on(sharded ? 'smessage' : 'message', (channel: string) => {
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       const runId = this.runByChannel.get(channel);
-      if (runId) this.ring(runId);
+      if (runId) this.ring(runId, readDoorbell(message));
     });
     // Doorbells rung while the connection was down are lost; re-read everything from each last id.
     // (A cluster's sharded subscribers come back from a node's restart with 'subscribersReady'.)
@@ -101,9 +102,26 @@ export class EventRelay {
     this.unsubscribe(entry.channel).catch(this.onError);
   }
 
-  private ring(runId: string): void {
+  /**
+   * A doorbell that carries its entries is delivered as it is to each listener whose last id is
+   * the one before them (no read); a listener that has them already ignores it; any other reads
+   * the stream from its last id.
+   */
+  private ring(runId: string, doorbell: Doorbell = RING): void {
     const entry = this.runs.get(runId);
-    for (const listener of entry?.listeners ?? []) this.pump(entry!.streamKey, listener).catch(this.onError);
+    for (const listener of entry?.listeners ?? []) {
+      if (doorbell.carried && !listener.pumping) {
+        const lastId = doorbell.entries[doorbell.entries.length - 1]!.id;
+        if (compareEventIds(lastId, listener.lastId) <= 0) continue;
+        if (doorbell.previousId === listener.lastId) {
+          listener.lastId = lastId;
+          const events = doorbell.entries.filter((e): e is StoredEvent => isEventType(e.type));
+          if (events.length) listener.deliver(events);
+          continue;
+        }
+      }
+      this.pump(entry!.streamKey, listener).catch(this.onError);
+    }
   }
 
   /** Reads forward from the listener's last id; a ring during a read makes it read again. */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { inject } from 'vitest';
 import { createKnex } from '../../src/db/knex.js';
 import { bindModels, type Models, type Run } from '../../src/db/models.js';
-import { createRedis, waitForReady } from '../../src/redis/connection.js';
+import { createRedis, waitForReady, type RedisRole } from '../../src/redis/connection.js';
 import { deleteKeysWithPrefix, redisKeys, type RedisKeys, type ScriptedRedis } from '../../src/shared/redis-keys.js';
 import { DEFAULT_LEASE, RunLease, type Claim, type LeaseOptions, type RunRef } from '../../src/engine/run-lease.js';
 import { RunStore } from '../../src/engine/run-store.js';
@@ -39,6 +39,8 @@ export interface Engine {
   service: RunService;
   /** Its run queue (real BullMQ under the engine's prefix); nothing consumes it here. */
   queue: Queue<RunJob>;
+  /** Another connection to the engine's Redis in a role of the web or worker (closed with the engine). */
+  connect(role: RedisRole): ScriptedRedis;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
   // No images in these runs: the files a run attaches and the conversation's message views are never asked for.
   const files = { attachable: async () => [], views: async () => [] };
   const service = new RunService(models, new ConversationService(models, files), files, store, web, queue, { perUser: USER_LIMIT }, new AuditLog(knex), new Metrics(false), new BudgetLedger(workerRedis, keys));
+  const extra: ScriptedRedis[] = [];
   const [user] = await knex('users').insert({ email: `${uniqueId()}@engine.test`, password_hash: 'unused' }).returning('id');
   return {
     knex,
@@ -74,7 +77,13 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
     keys,
     redis: workerRedis,
     userId: (user as { id: string }).id,
+    connect(role) {
+      const connection = createRedis(config, role, `test-engine-${role}`);
+      extra.push(connection);
+      return connection;
+    },
     async close() {
+      for (const connection of extra) connection.disconnect();
       await queue.close();
       await deleteKeysWithPrefix(workerRedis, config.keyPrefix);
       webRedis.disconnect();

@@ -14,7 +14,10 @@ const failure = { error: { code: 'boom', message: 'it broke' }, usage: usage(), 
 describe('queued → running', () => {
   it('the claim marks the conversation and counts the run; the row is queued; taking it makes the row running under the attempt and the attempt the stream owner', async () => {
     const { ref, claim, run } = await startRun(engine);
-    expect(claim).toEqual({ outcome: 'claimed', activeRunId: null });
+    // The claim answers with the `run` event as the stream holds it (the web writes it from there, issue 36).
+    const [[firstId, fields]] = await engine.redis.xrange(engine.keys.runEvents(ref), '-', '+');
+    expect(claim).toEqual({ outcome: 'claimed', activeRunId: null, event: { id: firstId, type: 'run', data: fields![3] } });
+    expect(JSON.parse(claim.event!.data)).toMatchObject({ run_id: ref.id, conversation_id: ref.conversationId, status: 'queued' });
     expect(run!.status).toBe('queued');
     expect(await markersOf(engine, ref)).toMatchObject({ active: ref.id, counted: true, owner: null, cancel: null });
     expect(await eventTypes(engine, ref)).toEqual(['run']);

@@ -104,7 +104,7 @@ describe('enqueue', () => {
     const announced = { run_id: '', conversation_id: ref.conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const, trace_id: null };
     const next = () => ({ id: randomUUID(), conversationId: ref.conversationId, userId: ref.userId });
     expect((await bounded.claim(next(), announced, 1000, 'enqueue')).outcome).toBe('queued');
-    expect(await bounded.claim(next(), announced, 1000, 'interrupt')).toEqual({ outcome: 'full', activeRunId: ref.id });
+    expect(await bounded.claim(next(), announced, 1000, 'interrupt')).toEqual({ outcome: 'full', activeRunId: ref.id, event: null });
     expect((await bounded.claim({ ...next(), conversationId: randomUUID() }, announced, 1, 'reject')).outcome).toBe('limit');
   });
 });
@@ -186,10 +186,10 @@ describe('a strategy vs the active run\'s end', () => {
         if (next.claim.outcome === 'claimed') {
           expect(ending).toEqual({ outcome: 'finished', successor: null });
         } else if (strategy === 'enqueue') {
-          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id });
+          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id, event: expect.objectContaining({ type: 'run' }) });
           expect(ending).toEqual({ outcome: 'finished', successor: next.ref.id });
         } else {
-          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id });
+          expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id, event: expect.objectContaining({ type: 'run' }) });
           expect(ending).toEqual({ outcome: 'cancel_pending', kind: strategy });
           expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: next.ref.id });
         }
