@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Run } from '../db/models.js';
-import type { EventData } from '../shared/events.js';
+import type { EventData, StoredEvent } from '../shared/events.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
@@ -17,6 +17,8 @@ export interface StartPlan {
   newRun: NewRun;
   /** The run's job, once the claim says whether it waits behind another run. */
   jobFor(queued: boolean): RunJob;
+  /** Told once the claim has published the `run` event, before the row and the job are written. */
+  onClaimed?: (ref: RunRef, runEvent: StoredEvent) => void;
 }
 
 export type StartResult = { outcome: 'refused'; claim: Claim } | { outcome: 'started'; run: Run; claim: Claim };
@@ -47,6 +49,7 @@ export class WebEngine {
     const claim = await this.lease.claim(ref, plan.announced, plan.userLimit, plan.strategy);
     if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { outcome: 'refused', claim };
     const queued = claim.outcome === 'queued';
+    if (claim.event) plan.onClaimed?.(ref, claim.event);
     try {
       const job = plan.jobFor(queued);
       const enqueue = () => this.queue.add('run', job, { ...runJobOptions, jobId: ref.id, ...(queued ? { delay: QUEUED_RECHECK_MS } : {}) });

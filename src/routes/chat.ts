@@ -5,7 +5,7 @@ import { runLogFields } from '../logger.js';
 import { route, type Route } from '../auth/route.js';
 import { runEventStream, runStreamHeaders } from '../runs/records.js';
 import type { RunMode } from '../db/models.js';
-import { streamRun } from '../runs/stream.js';
+import { startAndStream, type OnClaimed } from '../runs/stream.js';
 import { docMode, imageIds, multitaskStrategy, outputSchema, uuidText } from '../http/validation.js';
 import { schemaFormat } from '../shared/output-schema.js';
 
@@ -46,9 +46,9 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       streams: true,
       handle: async ({ principal, body, ctx }) => {
         const firstToken = metrics.firstToken.startTimer({ mode });
-        const run = await runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools });
+        const start = (onClaimed: OnClaimed) => runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools }, onClaimed);
+        const run = await startAndStream(ctx, relay, openStreams, start, () => firstToken());
         ctx.state.log = ctx.state.log.child(runLogFields(run));
-        await streamRun(ctx, relay, openStreams, run, undefined, () => firstToken());
       },
     });
   return [

@@ -17,6 +17,7 @@ import { WebEngine } from '../engine/web-engine.js';
 
 export { runRef } from '../engine/web-engine.js';
 import type { Sampling } from '../shared/sampling.js';
+import type { StoredEvent } from '../shared/events.js';
 import type { OutputFormat } from '../shared/output-schema.js';
 import type { InjectPayload } from '../shared/redis-keys.js';
 import { STORED_FORMAT_MAX, STORED_TEXT_MAX, type RunJob, type StoredRun } from '../shared/jobs.js';
@@ -95,7 +96,8 @@ export class RunService {
 
   private readonly engine: WebEngine;
 
-  async start(request: StartRequest): Promise<Run> {
+  /** `onClaimed`: told once the claim has published the run's `run` event, while its row and job are written (the SSE answer listens from there). */
+  async start(request: StartRequest, onClaimed?: (ref: RunRef, runEvent: StoredEvent) => void): Promise<Run> {
     const { userId } = request;
     const agentId = request.agentId ?? null;
     const budgets = request.budgets ?? [];
@@ -118,9 +120,9 @@ export class RunService {
     const strategy = request.multitaskStrategy ?? 'reject';
     const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null };
     // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
-    const stored = storedRunOf(newRun);
+    const stored = storedRunOf(newRun, !existing);
     const jobFor = (queued: boolean): RunJob => ({ runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) });
-    const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, strategy, newRun, jobFor });
+    const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, strategy, newRun, jobFor, onClaimed });
     if (started.outcome === 'refused') refuseClaim(started.claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
     else this.metrics.runsStarted.inc({ mode: request.mode });
     return (started as { run: Run }).run;
@@ -262,12 +264,12 @@ export class RunService {
 }
 
 /** What a job carries of a new run's row (StoredRun), or undefined for one too large to carry: a client's history, images or sampling, long texts, a large output schema. */
-function storedRunOf(run: NewRun): StoredRun | undefined {
+function storedRunOf(run: NewRun, opensConversation: boolean): StoredRun | undefined {
   const plain = !run.history?.length && run.attachments.length === 0 && !run.sampling && !run.clientTools?.length;
   const format = run.outputFormat ? JSON.stringify(run.outputFormat) : '';
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX && format.length <= STORED_FORMAT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
-  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId, ...(run.outputFormat ? { outputFormat: run.outputFormat } : {}) };
+  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId, ...(run.outputFormat ? { outputFormat: run.outputFormat } : {}), ...(opensConversation ? { opensConversation: true as const } : {}) };
 }
 
 /** 409 to tool outputs for a run that is not parked for its client (running, waiting for approval, or over). */
