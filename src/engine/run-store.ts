@@ -317,6 +317,23 @@ export class RunStore {
   }
 
   /**
+   * The run as its claim will leave it, from what its job carries, for a run that opens its
+   * conversation without an agent: nothing to read (no history, summary, agent or images), so its
+   * worker starts at once while `load` claims it beside (issue 36).
+   */
+  assumeClaimed(run: NewRun, claim: AttemptClaim): LoadedRun {
+    const now = new Date();
+    const row: Record<string, unknown> = Object.fromEntries(RUN_COLUMNS.map((c) => [c, null]));
+    Object.assign(row, {
+      id: run.runId, user_id: run.userId, conversation_id: run.conversationId, agent_id: run.agentId, mode: run.mode, status: TRANSITIONS.started.to,
+      query: run.query, user_metadata: run.userMetadata, doc_mode: run.docMode, sampling: run.sampling ?? null, output_format: run.outputFormat ?? null,
+      trace_id: run.traceId ?? null, schedule_id: run.scheduleId ?? null, created_at: now, started_at: now, attempt: claim.attempt, crashes: claim.crashes,
+      handed_back: false, client_tools: run.clientTools ?? null,
+    });
+    return { run: this.models.Run.fromDatabaseJson(row), agent: undefined, history: [], summary: { text: null, through: null }, attachments: [] };
+  }
+
+  /**
    * A compaction (DESIGN §20): the conversation's new summary and the run's checkpoint after its
    * `compaction` event, in one statement fenced by the attempt, so a resumed run finds both or
    * neither; the token counts learnt on the way are kept too.

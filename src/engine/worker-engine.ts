@@ -12,7 +12,8 @@ const ROW_WAIT_MS = 3000;
 /** A job's view of its run: which run, which attempt, and the row it may carry. */
 export type Assignment = Pick<RunJob, 'runId' | 'conversationId' | 'userId' | 'stored'> & { attempt: number; crashes: number };
 
-export type TakenRun = [BreakpointState, (LoadedRun & { claimed?: boolean }) | undefined];
+/** The run as taken: `claimed` says whether this attempt's claim held (still on its way when the run starts before it). */
+export type TakenRun = [BreakpointState, (LoadedRun & { claimed?: boolean | Promise<boolean> }) | undefined];
 
 /** Whether a queued run may start: `start`, `wait` (behind another run), `predecessor` (handed over, the run before still recording its end), `end` (cancelled while it waited). */
 export type Admission = 'start' | 'wait' | 'predecessor' | 'end';
@@ -34,15 +35,23 @@ export class WorkerEngine {
    * `started` / `superseded` / `resumed`: takes the run in Redis (fencing out older attempts) while
    * reading and claiming it in Postgres (one statement marks it running under this attempt): one
    * round trip each, side by side. A job from an earlier release names only the run, so it is read first.
+   * A first attempt at a run that opens its conversation without an agent has nothing to read: it
+   * starts once taken in Redis, its claim still on its way (`claimed`, issue 36); the run's events
+   * and writes wait for that claim (a refused one supersedes the attempt before it publishes).
    */
   async take(assignment: Assignment, bound: HistoryBound): Promise<TakenRun> {
     const { runId, conversationId, userId, attempt, crashes, stored } = assignment;
     const claim = { attempt, crashes };
     if (conversationId && userId) {
       const ref = { id: runId, conversationId, userId };
-      const [taken, loaded] = await Promise.all([this.lease.take(ref, attempt), this.store.load(runId, bound, claim)]);
-      if (loaded || !stored) return [taken, loaded];
-      return [taken, await this.awaitRow({ ...stored, runId, conversationId, userId, attachments: [] }, bound, claim)];
+      const newRun: NewRun | undefined = stored && { ...stored, runId, conversationId, userId, attachments: [] };
+      const loading = this.store.load(runId, bound, claim).then((loaded) => (loaded || !newRun ? loaded : this.awaitRow(newRun, bound, claim)));
+      if (newRun && stored?.opensConversation && !stored.agentId && attempt === 1) {
+        const claimed = loading.then((loaded) => loaded?.claimed === true);
+        claimed.catch(() => {});
+        return [await this.lease.take(ref, attempt), { ...this.store.assumeClaimed(newRun, claim), claimed }];
+      }
+      return Promise.all([this.lease.take(ref, attempt), loading]);
     }
     const loaded = await this.store.load(runId, bound, claim);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];

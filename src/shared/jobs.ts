@@ -29,6 +29,8 @@ export const StoredRunSchema = v.object({
   traceId: v.nullable(v.pipe(v.string(), v.maxLength(64))),
   scheduleId: v.nullable(uuid),
   questionId: uuid,
+  /** The run opens its conversation (no message before its question): its worker has nothing to read before its model call (issue 36). */
+  opensConversation: v.optional(v.literal(true)),
   /** DESIGN §23: the run's output format, when its JSON is at most STORED_FORMAT_MAX (a larger one keeps the run off this path). */
   outputFormat: v.optional(
     v.nullable(

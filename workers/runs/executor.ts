@@ -161,9 +161,12 @@ export class RunExecutor {
     // Back from waiting for approval or its client: the run counts toward its user's cap again.
     if (isParked(run.status)) await this.engine.rejoin(runRef(run));
     Object.assign(run, { attempt, crashes });
-    // The claim was written by the statement that loaded the run; every later write of this attempt needs it to have held.
-    const claimed = loaded.claimed === false ? Promise.reject(new Superseded()) : Promise.resolve();
-    claimed.catch(() => {});
+    // Every write and event of this attempt needs its claim to have held: written by the statement that loaded
+    // the run, or still on its way (a run with nothing to read starts before it). A refused claim stops the attempt.
+    const claimed = Promise.resolve(loaded.claimed ?? true).then((held) => {
+      if (!held) throw new Superseded();
+    });
+    claimed.catch((err: unknown) => cancel.abort(err));
     const started = Date.now();
     const agent = { ...agentSettings(loaded.agent, this.deps.defaultModel, run.doc_mode, run.sampling), outputFormat: outputFormatOf(run, loaded.agent) };
     const model = this.deps.modelFor(agent.model);
@@ -178,7 +181,7 @@ export class RunExecutor {
       run, ref, agent, model, control, engine: this.engine, taken, claimed,
       // Client tools are offered beside the agent's (DESIGN §23); their calls park the run rather than run here.
       tools: clientTools.length > 0 ? toolset.tools.then((tools) => [...tools, ...clientTools]) : toolset.tools,
-      events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents),
+      events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents, claimed),
       checkpoints: new CheckpointWriter(store, run.id, attempt, claimed),
       services: { ...this.deps, logger: log },
       approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, this.waitTimeouts, new Set(clientTools.map((t) => t.name))),
@@ -268,7 +271,9 @@ export class RunExecutor {
   private classify(err: unknown, { signal, log }: RunContext): Ending {
     if (err instanceof RunFailure || err instanceof RunCancelled || err instanceof HandBack || err instanceof Superseded || err instanceof AwaitingApproval) return err;
     const reason: unknown = signal.aborted ? signal.reason : undefined;
-    if (reason instanceof RunCancelled || reason instanceof HandBack || reason instanceof RunFailure) return reason;
+    if (reason instanceof RunCancelled || reason instanceof HandBack || reason instanceof RunFailure || reason instanceof Superseded) return reason;
+    // The claim that a started attempt waited for could not be written (see RunExecutor.execute).
+    if (reason !== undefined && isDependencyOutage(reason)) return new HandBack('outage');
     if (isDependencyOutage(err)) return new HandBack('outage');
     log.error({ err }, 'run failed unexpectedly');
     return new RunFailure('internal_error', 'The run failed unexpectedly', true);

@@ -26,7 +26,8 @@ export interface EventNumbering {
  * A run's outgoing events: numbered per scope, so a resumed loop that makes an event again
  * publishes nothing twice; and batched, so events made in one turn of the event loop (a gateway
  * chunk of twenty tokens) travel in one script call and ring the doorbell once. Order is kept by
- * sending one batch at a time. What must follow them (a checkpoint, the end decision, the
+ * sending one batch at a time. The run's first token goes at once, with what is queued before it
+(the first-token latency, issue 36); the tokens after it batch. What must follow them (a checkpoint, the end decision, the
  * end) waits for them with `flush`, which also surfaces a failed send.
  */
 export class RunEvents {
@@ -36,6 +37,9 @@ export class RunEvents {
   private sent: Promise<unknown> = Promise.resolve();
   private failure: unknown;
   private counted: number;
+  private firstTokenSent = false;
+  /** Why the attempt's claim was refused: nothing of it is ever published. */
+  private refused: unknown;
 
   constructor(
     private readonly lease: RunLease,
@@ -43,9 +47,17 @@ export class RunEvents {
     private readonly numbering: EventNumbering,
     /** RUN_MAX_EVENTS: past it the run fails (its end events are not counted). */
     private readonly maxEvents: number,
+    /** What the first send waits for: the attempt's claim (a refused one fails every send, so nothing is published). */
+    claimed: Promise<unknown> = Promise.resolve(),
   ) {
     this.seqs = { ...numbering.seqs };
     this.counted = Object.entries(this.seqs).reduce((sum, [scope, seq]) => (scope === END_SCOPE ? sum : sum + seq), 0);
+    this.sent = claimed.then(
+      () => undefined,
+      (err: unknown) => {
+        this.refused = err;
+      },
+    );
   }
 
   private get owner(): string {
@@ -92,7 +104,7 @@ export class RunEvents {
   async flush(): Promise<void> {
     this.send();
     await this.sent;
-    const failure = this.failure;
+    const failure = this.failure ?? this.refused;
     this.failure = undefined;
     if (failure) throw failure;
   }
@@ -110,7 +122,12 @@ export class RunEvents {
 
   private enqueue(event: OutgoingEvent): Promise<void> {
     this.pending.push(event);
-    this.scheduled ??= setImmediate(() => this.send());
+    if (!this.firstTokenSent && event.type === 'token') {
+      this.firstTokenSent = true;
+      this.send();
+    } else {
+      this.scheduled ??= setImmediate(() => this.send());
+    }
     return this.pending.length >= HIGH_WATER ? this.flush() : Promise.resolve();
   }
 
@@ -124,7 +141,7 @@ export class RunEvents {
     // cut off by a node's restart after later ones went through, and a later seq already stored
     // would make the earlier events look published (a resumed attempt would then skip them).
     this.sent = this.sent.then(() =>
-      this.failure
+      this.failure || this.refused
         ? undefined
         : this.lease.publish(this.run, this.owner, batch).catch((err: unknown) => {
             this.failure ??= err;
