@@ -81,6 +81,27 @@ export async function spawnProcess(script: string, env: Record<string, string>, 
   return child;
 }
 
+/**
+ * Starts a process that prints nothing when ready (LOG_LEVEL=warn, as deployed): `ready` is asked
+ * every 100 ms until it resolves true (15 s at most; an exit before then fails at once).
+ */
+export async function spawnPolled(script: string, env: Record<string, string>, ready: () => Promise<boolean>, nodeArgs: string[] = []): Promise<ChildProcess> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const child = spawn(process.execPath, [...nodeArgs, path], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit'] });
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const until = performance.now() + 15_000;
+  while (!(await ready().catch(() => false))) {
+    if (exited !== undefined) throw new Error(`${script} exited with ${exited}`);
+    if (performance.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not start`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return child;
+}
+
 export const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
