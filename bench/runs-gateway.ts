@@ -14,45 +14,59 @@ import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
 /**
  * The gateway path (`npm run bench -- runs-gateway`, or `-- runs gateway`). A local streaming gateway
  * (20 tokens written at once, its own process) read directly is the baseline; the platform runs the
- * same model through the gateway provider (`POST /api/react`). Everything runs on a redis-server of
- * the bench's own (so Redis CPU and commands are only the bench's), one Postgres database of its own.
+ * same model through the gateway provider (`POST /api/react`). Plain and all on run on a redis-server
+ * of the bench's own (so Redis CPU and commands are only the bench's), all on one Postgres database of its own.
  *
- * Two platform configurations, each a web + worker of its own, side by side in the same run:
- *  - plain: metrics, CORS, rate limits, budgets and tracing all off;
+ * Three platform configurations, each a web + worker of its own, side by side in the same run:
+ *  - plain: metrics, CORS, rate limits, budgets and tracing all off; LOG_LEVEL=info;
  *  - all on: metrics + CORS (DESIGN §12), a key with a 100,000 rpm rate limit (never refused) and a
- *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver.
- *    The former metrics+CORS off/on comparison is folded into this one (metrics+CORS are part of "all on").
+ *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver;
+ *  - deployed default: what the README's Procfile gives with src/config.ts's defaults: NODE_ENV=production,
+ *    LOG_LEVEL=warn, metrics on (the default, no METRICS_TOKEN), CORS off (CORS_ORIGINS is empty by
+ *    default), no rate limit, budget or tracing, on the machine's shared Redis (127.0.0.1:6379) under a
+ *    key prefix of its own (deleted after). Its Redis CPU includes other users' work: the printout says so
+ *    and gives the shared Redis's CPU over a few idle seconds before the rounds, per second and per run.
+ *    Every configuration raises RUNS_PER_USER_LIMIT (20 clients share one user; the check costs the same).
  *
  * (1) Quiet, then again under two CPU hogs (two child processes spinning a busy loop for the phase):
  *     first-token p50/p99 over sequential runs (interleaved between variants), direct and plain
  *     platform, and their difference (target ≤ 4 ms p50); own CPU ms per run of web, worker, their
  *     Postgres backends and Redis and the total (target ≤ 5 ms); completed runs/s at 20 clients in
- *     alternating rounds, and platform / direct.
- * (2) Quiet only: all on beside plain, with runs/s on / off and the first-token p50 difference.
- * (3) Per run, sequential runs after warm-up, each configuration on a web + worker of its own started
+ *     alternating rounds, and platform / direct. Under hogs: direct and plain only.
+ * (2) Quiet only: all on and deployed default beside plain, in the same interleaved runs and rounds:
+ *     first-token p50/p99 and overhead over direct, runs/s, CPU ms/run by part, and their ratios to plain.
+ *     When BENCH_CPU_PROF=<dir> is set, the plain web and worker write V8 CPU profiles; once they stop,
+ *     the top 15 frames by self time (idle excluded) are printed for each, and the same time attributed to
+ *     the nearest frame of our own code (dist/src, dist/workers), else the nearest dependency (profile-summary.ts).
+ * (3) Per run, sequential runs after warm-up, plain and all on each on a web + worker of its own started
  *     for this: Postgres statements and transactions (a counting proxy, `PgCounter`, per role), Redis
  *     commands from MONITOR filtered to the configuration's key prefix: every command, those run
  *     inside Lua scripts included ("commands"), and the top-level ones only ("calls", i.e. round trips
  *     bar pipelining), by command name; background commands (queue polling, lease renewals) are
  *     measured idle over a few seconds and printed apart (they are in the per-run figures too).
- * (4) Memory per open stream: a web process without a worker (so every POSTed run stays queued and its
- *     SSE stream stays open, no CPU spent): RSS (/proc VmRSS) and V8 heap used (its /metrics) at 0,
- *     1,000 and 5,000 open streams; KiB per stream (target ≤ 10). The streams are closed after, and
- *     the web's open file descriptors are checked to come back down.
- *     That web runs with metrics + CORS on (for /metrics), on queues of its own.
+ *     (Not for the deployed default: MONITOR on the shared Redis would slow everyone using it.)
+ * (4) Memory per open stream, beside a bare `node:http` server: first a web process without a worker
+ *     (so every POSTed run stays queued and its SSE stream stays open, no CPU spent; metrics + CORS on,
+ *     for /metrics), then, in a process of its own, a server that answers each POST with SSE headers and
+ *     one event and holds the stream open (bare-stream-server.ts). The same client code opens the same
+ *     counts to each (1,000 and N, 200 at a time) and samples each the same way: both run under
+ *     --expose-gc with gc-on-signal.ts preloaded, and each sample is SIGUSR2 (a full GC), 1 s, then RSS
+ *     (/proc VmRSS), V8 heap used (the web's /metrics, the bare server's GET) and open fds, at 0, 1,000 and
+ *     N streams. KiB per stream for both and platform / bare (target ≤ 1.2× RSS). The streams are closed
+ *     after, and each server's open file descriptors are checked to come back down.
  * (5) Skipped by default. Only with BENCH_SKIP_SEEDED=0: phase (1)'s quiet figures again after seeding
  *     1M messages over 100k runs of another user (takes minutes); target seeded ≥ 0.90 of empty runs/s.
  *
  * Every ratio and difference compares figures of the same run. A run not ended after 30 s counts as
  * failed (printed) instead of hanging the bench; progress lines go to stderr; ports are free ones, not
- * fixed, as other benchmarks may run on the machine. The default run takes about 4–6 minutes.
+ * fixed, as other benchmarks may run on the machine. The default run takes about 5–7 minutes, BENCH_QUICK=1 about 1.5.
  *
- * File descriptors: N streams need about N in the bench process and N in the web; the open-files soft limit
+ * File descriptors: N streams need about N in the bench process and N in the server; the open-files soft limit
  * is read from /proc/self/limits (20,000 soft and hard here) and the stream count capped 2,000 below it.
  *
  * Knobs: BENCH_QUICK=1 (a smoke run: fewer sequential runs, one 3 s throughput round, 1,000 streams);
  * BENCH_STREAMS=N (open streams in (4)); BENCH_SKIP_SEEDED=0 (run (5)); BENCH_CPU_PROF=<dir> (V8 CPU
- * profiles of the plain web and worker).
+ * profiles of the plain web and worker, summarized in (2); profiling slows the plain pair a little).
  */
 const QUICK = process.env.BENCH_QUICK === '1';
 const SEQUENTIAL = QUICK ? 40 : 200;
