@@ -36,7 +36,9 @@ export async function benchEnvironment(name: string, options: { redisUrl?: strin
   };
   await admin(`create database "ap_bench_${id}"`);
   const config: Config = loadConfig({ REDIS_URL: base.redis.url, ...env });
-  const knex = createKnex(config.databaseUrl, { poolMax: 4 });
+  // The bench's own client measures (CPU meters, seeding) and is patient: on a loaded machine (CPU hogs, other
+  // work) a new connection can take more than the 2 s default, and a 5-minute bench should not die of that.
+  const knex = createKnex(config.databaseUrl, { poolMax: 4, connectTimeoutMs: 15_000 });
   await migrateLatest(knex);
   const redis = createRedis(config.redis, 'patient', 'bench');
   const identity = buildIdentityServices({ config, knex, redis, logger: createLogger('silent', 'bench') });
