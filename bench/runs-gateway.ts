@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -7,50 +6,67 @@ import { meterCpu, type CpuReading, type CpuSources } from './cpu.js';
 import { PgCounter } from './pg-counter.js';
 import { startRedis } from './capacity.js';
 import { freePort } from '../test/support/redis-server.js';
-import { BENCH_ORIGIN, benchEnvironment, completedPerSecond, FEATURE_ENVS, otlpSink, percentile, readEvents, round, spawnProcess, stop } from './support.js';
+import { BENCH_ORIGIN, benchEnvironment, completedPerSecond, FEATURE_ENVS, otlpSink, percentile, readEvents, round, spawnPolled, spawnProcess, stop } from './support.js';
+import { printProfiles } from './profile-summary.js';
+import { measureStreams, openFds, perStreamKiB, softFdLimit, type StreamSample, type StreamServer } from './stream-memory.js';
+import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
 
 /**
  * The gateway path (`npm run bench -- runs-gateway`, or `-- runs gateway`). A local streaming gateway
  * (20 tokens written at once, its own process) read directly is the baseline; the platform runs the
- * same model through the gateway provider (`POST /api/react`). Everything runs on a redis-server of
- * the bench's own (so Redis CPU and commands are only the bench's), one Postgres database of its own.
+ * same model through the gateway provider (`POST /api/react`). Plain and all on run on a redis-server
+ * of the bench's own (so Redis CPU and commands are only the bench's), all on one Postgres database of its own.
  *
- * Two platform configurations, each a web + worker of its own, side by side in the same run:
- *  - plain: metrics, CORS, rate limits, budgets and tracing all off;
+ * Three platform configurations, each a web + worker of its own, side by side in the same run:
+ *  - plain: metrics, CORS, rate limits, budgets and tracing all off; LOG_LEVEL=info;
  *  - all on: metrics + CORS (DESIGN §12), a key with a 100,000 rpm rate limit (never refused) and a
- *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver.
- *    The former metrics+CORS off/on comparison is folded into this one (metrics+CORS are part of "all on").
+ *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver;
+ *  - deployed default: what the README's Procfile gives with src/config.ts's defaults: NODE_ENV=production,
+ *    LOG_LEVEL=warn, metrics on (the default, no METRICS_TOKEN), CORS off (CORS_ORIGINS is empty by
+ *    default), no rate limit, budget or tracing, on the machine's shared Redis (127.0.0.1:6379) under a
+ *    key prefix of its own (deleted after). Its Redis CPU includes other users' work: the printout says so
+ *    and gives the shared Redis's CPU over a few idle seconds before the rounds, per second and per run.
+ *    Every configuration raises RUNS_PER_USER_LIMIT (20 clients share one user; the check costs the same).
  *
  * (1) Quiet, then again under two CPU hogs (two child processes spinning a busy loop for the phase):
  *     first-token p50/p99 over sequential runs (interleaved between variants), direct and plain
  *     platform, and their difference (target ≤ 4 ms p50); own CPU ms per run of web, worker, their
  *     Postgres backends and Redis and the total (target ≤ 5 ms); completed runs/s at 20 clients in
- *     alternating rounds, and platform / direct.
- * (2) Quiet only: all on beside plain, with runs/s on / off and the first-token p50 difference.
- * (3) Per run, sequential runs after warm-up, each configuration on a web + worker of its own started
+ *     alternating rounds, and platform / direct. Under hogs: direct and plain only.
+ * (2) Quiet only: all on and deployed default beside plain, in the same interleaved runs and rounds:
+ *     first-token p50/p99 and overhead over direct, runs/s, CPU ms/run by part, and their ratios to plain.
+ *     When BENCH_CPU_PROF=<dir> is set, the plain web and worker write V8 CPU profiles; once they stop,
+ *     the top 15 frames by self time (idle excluded) are printed for each, and the same time attributed to
+ *     the nearest frame of our own code (dist/src, dist/workers), else the nearest dependency (profile-summary.ts).
+ * (3) Per run, sequential runs after warm-up, plain and all on each on a web + worker of its own started
  *     for this: Postgres statements and transactions (a counting proxy, `PgCounter`, per role), Redis
  *     commands from MONITOR filtered to the configuration's key prefix: every command, those run
  *     inside Lua scripts included ("commands"), and the top-level ones only ("calls", i.e. round trips
  *     bar pipelining), by command name; background commands (queue polling, lease renewals) are
  *     measured idle over a few seconds and printed apart (they are in the per-run figures too).
- * (4) Memory per open stream: a web process without a worker (so every POSTed run stays queued and its
- *     SSE stream stays open, no CPU spent): RSS (/proc VmRSS) and V8 heap used (its /metrics) at 0,
- *     1,000 and 5,000 open streams; KiB per stream (target ≤ 10). The streams are closed after, and
- *     the web's open file descriptors are checked to come back down.
- *     That web runs with metrics + CORS on (for /metrics), on queues of its own.
+ *     (Not for the deployed default: MONITOR on the shared Redis would slow everyone using it.)
+ * (4) Memory per open stream, beside a bare `node:http` server: first a web process without a worker
+ *     (so every POSTed run stays queued and its SSE stream stays open, no CPU spent; metrics + CORS on,
+ *     for /metrics), then, in a process of its own, a server that answers each POST with SSE headers and
+ *     one event and holds the stream open (bare-stream-server.ts). The same client code opens the same
+ *     counts to each (1,000 and N, 200 at a time) and samples each the same way: both run under
+ *     --expose-gc with gc-on-signal.ts preloaded, and each sample is SIGUSR2 (a full GC), 1 s, then RSS
+ *     (/proc VmRSS), V8 heap used (the web's /metrics, the bare server's GET) and open fds, at 0, 1,000 and
+ *     N streams. KiB per stream for both and platform / bare (target ≤ 1.2× RSS). The streams are closed
+ *     after, and each server's open file descriptors are checked to come back down.
  * (5) Skipped by default. Only with BENCH_SKIP_SEEDED=0: phase (1)'s quiet figures again after seeding
  *     1M messages over 100k runs of another user (takes minutes); target seeded ≥ 0.90 of empty runs/s.
  *
  * Every ratio and difference compares figures of the same run. A run not ended after 30 s counts as
  * failed (printed) instead of hanging the bench; progress lines go to stderr; ports are free ones, not
- * fixed, as other benchmarks may run on the machine. The default run takes about 4–6 minutes.
+ * fixed, as other benchmarks may run on the machine. The default run takes about 5–7 minutes, BENCH_QUICK=1 about 1.5.
  *
- * File descriptors: N streams need about N in the bench process and N in the web; the open-files soft limit
+ * File descriptors: N streams need about N in the bench process and N in the server; the open-files soft limit
  * is read from /proc/self/limits (20,000 soft and hard here) and the stream count capped 2,000 below it.
  *
  * Knobs: BENCH_QUICK=1 (a smoke run: fewer sequential runs, one 3 s throughput round, 1,000 streams);
  * BENCH_STREAMS=N (open streams in (4)); BENCH_SKIP_SEEDED=0 (run (5)); BENCH_CPU_PROF=<dir> (V8 CPU
- * profiles of the plain web and worker).
+ * profiles of the plain web and worker, summarized in (2); profiling slows the plain pair a little).
  */
 const QUICK = process.env.BENCH_QUICK === '1';
 const SEQUENTIAL = QUICK ? 40 : 200;
@@ -68,6 +84,10 @@ const SEED_RUNS = 100_000;
 const MESSAGES_PER_RUN = 10;
 const RATE_LIMIT_RPM = 100_000;
 const BUDGET = { limit: 1_000_000_000_000, period: 'month' } as const;
+/** The machine's Redis, shared with other work: the deployed default runs on it, under a key prefix of its own. */
+const SHARED_REDIS_URL = 'redis://127.0.0.1:6379';
+/** Node flags of every process whose memory (4) samples: SIGUSR2 then collects garbage (gc-on-signal.ts). */
+const SAMPLED = ['--expose-gc', '--import', new URL('./gc-on-signal.js', import.meta.url).href];
 
 interface Timing {
   firstToken: number;
@@ -265,15 +285,51 @@ async function seed(knex: import('knex').Knex): Promise<void> {
   await knex.raw('vacuum analyze');
 }
 
-const statusField = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
-const openFds = (pid: number | 'self') => {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).length;
-  } catch {
-    return NaN;
-  }
-};
-const softFdLimit = () => Number(/^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1]?.replace('unlimited', '1e9') ?? NaN);
+/** CPU ms per run of each part, deployed / plain. */
+function cpuRatios(m: Measured, plain: Measured): string {
+  if (!m.cpu || !plain.cpu) return 'no CPU reading';
+  const parts = ['web', 'worker', 'postgres', 'redis'] as const;
+  const perRun = (x: Measured, part: (typeof parts)[number]) => x.cpu![part] / x.runs;
+  return parts.map((part) => `${part} ${round(perRun(m, part) / perRun(plain, part), 2)}×`).join(', ') + `, total ${round(cpuTotalMs(m) / cpuTotalMs(plain), 2)}×`;
+}
+
+function printAgainstPlain(label: string, m: Measured, plain: Measured, sharedRedisIdleMsPerS: number): void {
+  console.log(
+    `[quiet, ${label} vs plain] runs/s ${round(m.perSecond / plain.perSecond, 3)}× (${round(m.perSecond, 1)} / ${round(plain.perSecond, 1)}); ` +
+      `first-token p50 ${round(firstToken(m.samples, 50) - firstToken(plain.samples, 50))} ms, p99 ${round(firstToken(m.samples, 99) - firstToken(plain.samples, 99))} ms (${label} − plain); ` +
+      `CPU/run ${label} / plain: ${cpuRatios(m, plain)}`,
+  );
+  console.log(
+    `  (its Redis is the machine's shared one: its CPU includes other users' work; idle, with no run in flight, it used ${round(sharedRedisIdleMsPerS, 2)} ms/s, ` +
+      `≈ ${round(sharedRedisIdleMsPerS / m.perSecond, 3)} ms per run at ${round(m.perSecond, 1)} runs/s)`,
+  );
+}
+
+/** A web process holding queued runs' streams (no worker): POSTs to /api/react, its heap read from /metrics. */
+function platformStreams(pid: number, url: string, key: string): StreamServer {
+  const heapUsed = async () => {
+    const text = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${FEATURE_ENVS.on.METRICS_TOKEN}` } }).then((r) => r.text());
+    return Number(/^agent_platform_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
+  };
+  return { pid, url: `${url}/api/react`, request: json({ q: 'hold' }, key), heapUsed };
+}
+
+/** The bare node:http server (bare-stream-server.ts): the same POST, its heap from its GET. */
+function bareStreams(pid: number, url: string, key: string): StreamServer {
+  const heapUsed = async () => ((await fetch(url).then((r) => r.json())) as { heapUsed: number }).heapUsed;
+  return { pid, url: `${url}/api/react`, request: json({ q: 'hold' }, key), heapUsed };
+}
+
+function printStreams(platformRows: StreamSample[], bareRows: StreamSample[]): void {
+  console.table(Object.fromEntries([...platformRows.map((r) => [`platform web, ${r['open streams']}`, r]), ...bareRows.map((r) => [`bare node:http, ${r['open streams']}`, r])]));
+  const [p, b] = [perStreamKiB(platformRows), perStreamKiB(bareRows)];
+  const n = platformRows[platformRows.length - 1]!['open streams'];
+  console.log(
+    `per open stream, 0 to ${n}: RSS platform ${round(p.rss)} KiB, bare ${round(b.rss)} KiB: platform / bare ${round(p.rss / b.rss, 2)}× (target ≤ 1.2×); ` +
+      `V8 heap used platform ${round(p.heap)} KiB, bare ${round(b.heap)} KiB: ${round(p.heap / b.heap, 2)}×`,
+  );
+  if (platformRows.length === 3) console.log(`platform RSS per stream from ${platformRows[1]!['open streams']} to ${n}: ${round(perStreamKiB(platformRows.slice(1)).rss)} KiB`);
+}
 
 /** Redis commands seen by MONITOR for one key prefix: by name, top level and inside scripts apart. */
 class CommandCounter {
@@ -314,7 +370,9 @@ export async function run(_args: string[] = []) {
   const benchStarted = performance.now();
   // Free ports, not fixed ones: other benchmarks may be running on this machine.
   const GATEWAY_PORT = await freePort();
-  const PORTS = { plain: await freePort(), on: await freePort(), countPlain: await freePort(), countOn: await freePort(), streams: await freePort() };
+  const PORTS = { plain: await freePort(), on: await freePort(), deployed: await freePort(), countPlain: await freePort(), countOn: await freePort(), streams: await freePort(), bare: await freePort() };
+  const shared = new Redis(SHARED_REDIS_URL);
+  const deployedPrefix = `${bench.env.REDIS_KEY_PREFIX}deployed:`;
   try {
     started.push(await spawnProcess('./stream-gateway.js', {}, /gateway listening/, [String(GATEWAY_PORT)]));
     const gatewayUrl = `http://127.0.0.1:${GATEWAY_PORT}`;
@@ -349,9 +407,40 @@ export async function run(_args: string[] = []) {
       pairs[config] = { web, worker };
     }
     const urlOf = (port: number) => `http://127.0.0.1:${port}`;
+    // The deployed default: the Procfile's web + worker with src/config.ts's defaults (metrics on; CORS_ORIGINS,
+    // rate limits, budgets and tracing unset, so off), NODE_ENV=production, LOG_LEVEL=warn, the machine's Redis.
+    // Only the per-user run limit is raised, as in every configuration here (its check costs the same at any value).
+    const deployedEnv = {
+      DATABASE_URL: bench.env.DATABASE_URL!,
+      JWT_SECRET: bench.env.JWT_SECRET!,
+      ENCRYPTION_KEY: bench.env.ENCRYPTION_KEY!,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: SHARED_REDIS_URL,
+      REDIS_KEY_PREFIX: deployedPrefix,
+      PORT: String(PORTS.deployed),
+      RUNS_PER_USER_LIMIT: '100000',
+      MODEL_PROVIDER: 'gateway',
+      GATEWAY_URL: gatewayUrl,
+      GATEWAY_API_KEY: 'bench',
+      GATEWAY_MODEL: 'bench-model',
+    };
+    const deployedUrl = urlOf(PORTS.deployed);
+    progress('starting the deployed-default pair (LOG_LEVEL=warn: readiness polled)');
+    const deployedWeb = await spawnPolled('../src/server.js', deployedEnv, async () => (await fetch(`${deployedUrl}/healthz`)).ok);
+    started.push(deployedWeb);
+    // The worker says nothing at warn level either: it is ready when a run posted before it started completes.
+    let probed = false;
+    void platform(deployedUrl, plainKey)().then(() => (probed = true), () => undefined);
+    const deployedWorker = await spawnPolled('../workers/main.js', deployedEnv, async () => probed);
+    started.push(deployedWorker);
+    if ((await fetch(`${deployedUrl}/metrics`)).status === 404) throw new Error('the deployed-default web has no /metrics: metrics are not on by default any more?');
     const cpuOf = (config: Config): CpuSources => ({ web: pairs[config].web.pid!, worker: pairs[config].worker.pid!, knex: bench.knex, redis: bench.redis });
     const directVariant: Variant = { name: 'gateway read directly', run: direct(gatewayUrl) };
     const platformVariant = (config: Config): Variant => ({ name: label[config], run: platform(urlOf(PORTS[config]), keyOf(config)), cpu: cpuOf(config) });
+    const deployedLabel = 'platform deployed default';
+    const deployedCpu: CpuSources = { web: deployedWeb.pid!, worker: deployedWorker.pid!, knex: bench.knex, redis: shared };
+    const deployedVariant: Variant = { name: deployedLabel, run: platform(deployedUrl, plainKey), cpu: deployedCpu };
 
     // The all-on configuration really has its features on: RateLimit fields on its answers, traces exported.
     const probe = await platformVariant('on').run();
@@ -364,16 +453,25 @@ export async function run(_args: string[] = []) {
         `Redis: redis-server of the bench's own (${redisServer.url}); ${cpus().length} CPUs, load average ${loadavg().map((l) => round(l, 1)).join(' ')} (other work on the machine shows here)`,
     );
     console.log(`plain = metrics, CORS, rate limits, budgets, tracing off; all on = metrics + CORS + a ${RATE_LIMIT_RPM.toLocaleString('en')} rpm key with a never-spent token budget + tracing to a local OTLP/HTTP receiver`);
+    console.log(
+      `deployed default = src/config.ts's defaults as the Procfile runs them: NODE_ENV=production, LOG_LEVEL=warn, metrics on (the default), ` +
+        `CORS off (CORS_ORIGINS is empty by default), no rate limit, budget or tracing (none is on by default); the machine's shared Redis (${SHARED_REDIS_URL}, prefix ${deployedPrefix})`,
+    );
+    const idleMeter = await meterCpu(deployedCpu);
+    await sleep(IDLE_SECONDS * 1000);
+    const sharedRedisIdleMsPerS = ((await idleMeter()).redis * 1000) / IDLE_SECONDS;
 
     // (1) + (2) quiet.
-    const quietVariants = [directVariant, platformVariant('plain'), platformVariant('on')];
+    const quietVariants = [directVariant, platformVariant('plain'), platformVariant('on'), deployedVariant];
     const quiet = await measure(quietVariants);
     console.log('\n(1)+(2) quiet');
     printMeasured(quiet);
     console.log('platform, when each part of the stream arrived (sequential runs, ms from the POST):');
-    console.table({ [label.plain]: phases(quiet.get(label.plain)!.samples), [label.on]: phases(quiet.get(label.on)!.samples) });
+    console.table(Object.fromEntries([label.plain, label.on, deployedLabel].map((name) => [name, phases(quiet.get(name)!.samples)])));
     printAgainstDirect('quiet, plain', quiet.get(label.plain)!, quiet.get(directVariant.name)!);
     printAgainstDirect('quiet, all on', quiet.get(label.on)!, quiet.get(directVariant.name)!);
+    printAgainstDirect('quiet, deployed default', quiet.get(deployedLabel)!, quiet.get(directVariant.name)!);
+    printAgainstPlain('deployed default', quiet.get(deployedLabel)!, quiet.get(label.plain)!, sharedRedisIdleMsPerS);
     const [plainQ, onQ] = [quiet.get(label.plain)!, quiet.get(label.on)!];
     console.log(
       `(2) all on vs plain: runs/s all on / plain ${round(onQ.perSecond / plainQ.perSecond, 3)} (target ≥ 0.90); first-token p50 all on − plain ${round(firstToken(onQ.samples, 50) - firstToken(plainQ.samples, 50))} ms, ` +
@@ -405,6 +503,8 @@ export async function run(_args: string[] = []) {
     // The timing pairs are done: stop them, so (3) sees only its own pair's background work.
     progress('stopping the timing pairs');
     for (const config of ['plain', 'on'] as const) await Promise.all([stopSoon(pairs[config].web), stopSoon(pairs[config].worker)]);
+    await Promise.all([stopSoon(deployedWeb), stopSoon(deployedWorker)]);
+    if (process.env.BENCH_CPU_PROF) printProfiles(process.env.BENCH_CPU_PROF, { 'plain web': pairs.plain.web.pid!, 'plain worker': pairs.plain.worker.pid! });
 
     // (3) statements and commands per run, each configuration on a pair of its own behind counting proxies.
     const monitorSource = new Redis(redisServer.url);
@@ -497,74 +597,34 @@ export async function run(_args: string[] = []) {
       ),
     );
 
-    // (4) open streams on a web process without a worker: every run stays queued, its stream open and idle.
+    // (4) open streams: a web without a worker (every run stays queued, its stream open and idle), then a bare node:http server.
     const fdLimit = softFdLimit();
     const streams = Math.min(OPEN_STREAMS, fdLimit - 2000);
     if (streams < OPEN_STREAMS) console.log(`\n(open files limit ${fdLimit}: ${streams} streams instead of ${OPEN_STREAMS})`);
-    const streamEnv = { ...envOf('plain', 'streams', PORTS.streams), ...FEATURE_ENVS.on };
-    progress(`open streams: up to ${streams}`);
-    const web = await spawnProcess('../src/server.js', streamEnv, /web listening/);
-    started.push(web);
-    const url = urlOf(PORTS.streams);
-    const heapUsed = async () => {
-      const text = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${FEATURE_ENVS.on.METRICS_TOKEN}` } }).then((r) => r.text());
-      return Number(/^agent_platform_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? NaN);
-    };
-    const controllers: AbortController[] = [];
-    const open = async (target: number) => {
-      while (controllers.length < target) {
-        await Promise.all(
-          Array.from({ length: Math.min(200, target - controllers.length) }, async () => {
-            const controller = new AbortController();
-            controllers.push(controller);
-            const timer = setTimeout(() => controller.abort(), RUN_TIMEOUT_MS);
-            const res = await fetch(`${url}/api/react`, { ...json({ q: 'hold' }, plainKey), signal: controller.signal });
-            if (!res.ok) throw new Error(`stream: status ${res.status}`);
-            const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-            await reader.read(); // the `run` event has arrived: the stream is open
-            clearTimeout(timer);
-            void reader.read().catch(() => {});
-          }),
-        );
-      }
-    };
-    const sample = async (count: number) => {
-      await sleep(1000);
-      return { 'open streams': count, 'web RSS MiB': round(statusField(web.pid!, 'VmRSS') / 2 ** 20, 1), 'web V8 heap used MiB': round((await heapUsed()) / 2 ** 20, 1), 'web open fds': openFds(web.pid!) };
-    };
-    // Warm-up: a few streams opened and closed, so the baseline has the code paths loaded.
-    await open(50);
-    for (const c of controllers.splice(0)) c.abort();
-    await sleep(1000);
-    const rows = [await sample(0)];
-    const opening = performance.now();
     const steps = [...new Set([Math.min(1000, streams), streams])];
-    for (const step of steps) {
-      await open(step);
-      rows.push(await sample(step));
-    }
-    const openSeconds = (performance.now() - opening) / 1000;
-    console.log(`\n(4) open SSE streams (POST /api/react, queued runs, no worker) on one web process [metrics+CORS on, for /metrics]; opened in ${round(openSeconds, 1)} s, 200 at a time`);
-    console.table(rows);
-    const [first, , last] = rows.length === 3 ? rows : [rows[0]!, undefined, rows[1]!];
-    const kib = (a: number, b: number, n: number) => round(((b - a) * 1024) / n, 2);
+    const streamEnv = { ...envOf('plain', 'streams', PORTS.streams), ...FEATURE_ENVS.on };
+    progress(`open streams: up to ${streams}, on the platform's web then on a bare node:http server`);
+    const web = await spawnProcess('../src/server.js', streamEnv, /web listening/, [], SAMPLED);
+    started.push(web);
+    const onPlatform = await measureStreams(platformStreams(web.pid!, urlOf(PORTS.streams), plainKey), steps);
+    await stopSoon(web);
+    const bare = await spawnProcess('./bare-stream-server.js', {}, /bare listening/, [String(PORTS.bare)], SAMPLED);
+    started.push(bare);
+    const onBare = await measureStreams(bareStreams(bare.pid!, urlOf(PORTS.bare), plainKey), steps);
+    await stopSoon(bare);
     console.log(
-      `RSS per open stream: ${kib(first['web RSS MiB'], last!['web RSS MiB'], streams)} KiB from 0 to ${streams} (target ≤ 10 KiB)` +
-        (rows.length === 3 ? `, ${kib(rows[1]!['web RSS MiB'], last!['web RSS MiB'], streams - rows[1]!['open streams'])} KiB from ${rows[1]!['open streams']} to ${streams}` : '') +
-        `; V8 heap used per open stream: ${kib(first['web V8 heap used MiB'], last!['web V8 heap used MiB'], streams)} KiB (heap figures move with GC)`,
+      `\n(4) open SSE streams, the same client code, counts and sampling for both (200 opened at a time; each sample after a full GC (SIGUSR2 to a preloaded gc(), both under --expose-gc) and 1 s): the platform's web (POST /api/react, queued runs, no worker; ` +
+        `metrics+CORS on, for /metrics) opened them in ${round(onPlatform.seconds, 1)} s; a bare node:http server (SSE headers and one event, held open) in ${round(onBare.seconds, 1)} s`,
     );
-    for (const c of controllers.splice(0)) c.abort();
-    let fds = openFds(web.pid!);
-    for (let i = 0; i < 100 && fds > rows[0]!['web open fds'] + 50; i++) {
-      await sleep(100);
-      fds = openFds(web.pid!);
-    }
-    console.log(`streams closed: the web holds ${fds} open fds (${rows[0]!['web open fds']} before opening, ${last!['web open fds']} at ${streams}); the bench process ${openFds('self')}`);
+    printStreams(onPlatform.rows, onBare.rows);
+    console.log(`streams closed: the web held ${onPlatform.fdsAfter} open fds after (${onPlatform.rows[0]!['open fds']} before opening), the bare server ${onBare.fdsAfter} (${onBare.rows[0]!['open fds']}); the bench process ${openFds('self')}`);
     console.log(`\nwhole bench: ${round((performance.now() - benchStarted) / 1000, 0)} s; load average now ${loadavg().map((l) => round(l, 1)).join(' ')}`);
   } finally {
     for (const hog of hogs) hog.kill('SIGKILL');
     await Promise.all(started.map(stopSoon));
     admin.disconnect();
+    await deleteKeysWithPrefix(shared, deployedPrefix).catch((error) => console.log(`WARNING: the deployed pair's keys (${deployedPrefix}*) on the shared Redis were not deleted: ${error}`));
+    shared.disconnect();
     sink.server.close();
     await bench.drop();
     redisServer.child.kill('SIGTERM');
