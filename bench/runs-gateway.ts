@@ -22,8 +22,8 @@ import { deleteKeysWithPrefix } from '../src/shared/redis-keys.js';
  *  - all on: metrics + CORS (DESIGN §12), a key with a 100,000 rpm rate limit (never refused) and a
  *    token budget that is never spent (DESIGN §18), tracing exported to a local OTLP/HTTP receiver;
  *  - deployed default: what the README's Procfile gives with src/config.ts's defaults: NODE_ENV=production,
- *    LOG_LEVEL=warn, metrics on (the default, no METRICS_TOKEN), CORS off (CORS_ORIGINS is empty by
- *    default), no rate limit, budget or tracing, on the machine's shared Redis (127.0.0.1:6379) under a
+ *    LOG_LEVEL=warn, metrics on (the default, no METRICS_TOKEN), CORS on for the bench's origin (as the
+ *    issue's deployment and the console's users have it; CORS_ORIGINS is empty by default), no rate limit, budget or tracing, on the machine's shared Redis (127.0.0.1:6379) under a
  *    key prefix of its own (deleted after). Its Redis CPU includes other users' work: the printout says so
  *    and gives the shared Redis's CPU over a few idle seconds before the rounds, per second and per run.
  *    Every configuration raises RUNS_PER_USER_LIMIT (20 clients share one user; the check costs the same).
@@ -407,8 +407,8 @@ export async function run(_args: string[] = []) {
       pairs[config] = { web, worker };
     }
     const urlOf = (port: number) => `http://127.0.0.1:${port}`;
-    // The deployed default: the Procfile's web + worker with src/config.ts's defaults (metrics on; CORS_ORIGINS,
-    // rate limits, budgets and tracing unset, so off), NODE_ENV=production, LOG_LEVEL=warn, the machine's Redis.
+    // The deployed default: the Procfile's web + worker with src/config.ts's defaults (metrics on; rate limits,
+    // budgets and tracing unset, so off), CORS on for the bench's origin, NODE_ENV=production, LOG_LEVEL=warn, the machine's Redis.
     // Only the per-user run limit is raised, as in every configuration here (its check costs the same at any value).
     const deployedEnv = {
       DATABASE_URL: bench.env.DATABASE_URL!,
@@ -420,6 +420,7 @@ export async function run(_args: string[] = []) {
       REDIS_KEY_PREFIX: deployedPrefix,
       PORT: String(PORTS.deployed),
       RUNS_PER_USER_LIMIT: '100000',
+      CORS_ORIGINS: BENCH_ORIGIN,
       MODEL_PROVIDER: 'gateway',
       GATEWAY_URL: gatewayUrl,
       GATEWAY_API_KEY: 'bench',
