@@ -14,7 +14,7 @@ import { benchEnvironment, FEATURE_ENVS, round, stop } from './support.js';
  * (`node dist/bench/stream-memory.js [streams]`). As in runs-gateway's phase (4): a web without a
  * worker (every POSTed run stays queued, its SSE stream open), metrics + CORS on, streams opened 200
  * at a time and each read up to its first chunk. At 0 and N streams: RSS (/proc VmRSS) and the live
- * V8 heap (a heap snapshot, taken after a full GC, at 0 once the streams are closed again); then the snapshots' difference by constructor
+ * V8 heap (a heap snapshot, taken after a full GC; RSS is read after it at both points); then the snapshots' difference by constructor
  * (objects and self bytes per stream). BENCH_WEB=<path of server.js> measures another build (the base).
  * Snapshots are kept in the directory printed (BENCH_KEEP=1), for a closer look in DevTools.
  */
@@ -128,15 +128,16 @@ async function measure(child: ChildProcess, url: string, key: string, dir: strin
   await openStreams(url, key, controllers, 50);
   for (const c of controllers.splice(0)) c.abort();
   await sleep(1000);
-  // RSS before any snapshot (taking one grows it); the empty heap after the streams are closed.
+  // RSS read just after each snapshot (a full GC, and the snapshot's own buffers), so both points are alike.
+  const empty = summarise(await snapshot(child, dir));
+  await sleep(1000);
   const rss0 = rss(child.pid!);
   await openStreams(url, key, controllers, STREAMS);
   await sleep(1000);
-  const rss1 = rss(child.pid!);
   const full = summarise(await snapshot(child, dir));
+  await sleep(1000);
+  const rss1 = rss(child.pid!);
   for (const c of controllers.splice(0)) c.abort();
-  await sleep(2000);
-  const empty = summarise(await snapshot(child, dir));
   return { rssPerStream: (rss1 - rss0) / STREAMS, heapPerStream: (full.total - empty.total) / STREAMS, empty, full };
 }
 
