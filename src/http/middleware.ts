@@ -31,13 +31,26 @@ function logAfterStart(log: Logger, err: unknown): void {
   else log.warn({ err }, 'error after response started');
 }
 
+/**
+ * The logger of one request: the root's child with its request id, whose own children (a run's ids,
+ * added once the run exists) are children of the root too, with the request id among their bindings.
+ * A child of the request's logger would make that logger a prototype, which V8 gives maps of its
+ * own, and keep it alive beside its child as long as the request's stream: most of the ~1.2 KiB the
+ * two loggers held per open stream. The lines read the same either way.
+ */
+export function requestLogger(root: Logger, requestId: string): Logger {
+  const log = root.child({ request_id: requestId });
+  log.child = ((bindings, options) => root.child({ request_id: requestId, ...bindings }, options)) as Logger['child'];
+  return log;
+}
+
 /** Request id (kept from X-Request-Id when sane) and one log line per request. Never logs headers or bodies. */
 export function requestContext(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
     const requestId = SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = logger.child({ request_id: requestId });
+    ctx.state.log = requestLogger(logger, requestId);
     ctx.set('X-Request-Id', requestId);
     const started = performance.now();
     try {

@@ -64,6 +64,25 @@ function respondOrStream(this: Context): boolean | undefined {
   return false;
 }
 
+type RoutedContext = Context & { matched?: unknown; captures?: unknown; params?: unknown; request: { params?: unknown } };
+
+/**
+ * Koa keeps a request's context as long as its response (its on-finished listener holds it), but once
+ * every middleware is done nothing reads the request any more: its parsed body (an OpenAI client's
+ * inline images), credential, the router's match and the parsed URL need not live as long as the
+ * stream. What an error after the start still reads (the state's log and request id, the response) stays.
+ */
+function releaseRequest(ctx: Context): void {
+  ctx.state.body = undefined;
+  ctx.state.principal = undefined;
+  const routed = ctx as RoutedContext;
+  routed.matched = undefined;
+  routed.captures = undefined;
+  routed.params = routed.request.params = undefined;
+  // parseurl's cache: parsed again if ever asked for.
+  (ctx.req as { _parsedUrl?: unknown })._parsedUrl = undefined;
+}
+
 function setRespond(this: Context, value: boolean): void {
   Object.defineProperty(this, 'respond', { value, writable: true, configurable: true, enumerable: true });
 }
@@ -145,10 +164,7 @@ export class SseStream {
     const text = this.pending;
     if (text === undefined) return;
     this.pending = undefined;
-    // Nothing of the request is read any more (every middleware is done): its parsed body (an OpenAI
-    // client's inline images) and credential need not live as long as the stream.
-    ctx.state.body = undefined;
-    ctx.state.principal = undefined;
+    releaseRequest(ctx);
     const { res } = this;
     if (res.destroyed) return;
     res.write(text);
