@@ -25,6 +25,7 @@ import * as agentDefaultModel from './20261127_025_agent_default_model.js';
 import * as keywordRanking from './20261128_026_keyword_ranking.js';
 import * as structuredOutputs from './20261128_027_structured_outputs.js';
 import * as clientTools from './20261128_028_client_tools.js';
+import * as runIndexes from './20261128_029_run_indexes.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -58,6 +59,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128_026_keyword_ranking': keywordRanking,
   '20261128_027_structured_outputs': structuredOutputs,
   '20261128_028_client_tools': clientTools,
+  '20261128_029_run_indexes': runIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -8,6 +8,11 @@ import { PARKED_RUN_STATUSES } from '../../src/shared/run-statuses.js';
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_BATCH = 500;
 
+/** Parked runs in id order, a batch at a time: bounded by the partial index of active runs (runs_active), not by all runs. */
+export function parkedRuns(knex: Knex): Promise<{ id: string; conversation_id: string; user_id: string }[]> {
+  return knex('runs').select('id', 'conversation_id', 'user_id').whereIn('status', PARKED_RUN_STATUSES).orderBy('id').limit(SWEEP_BATCH);
+}
+
 /**
  * The safety net of parking (DESIGN §11): a worker that died between delaying a run's job and
  * checking its decisions would leave it asleep until its deadline. Every worker looks, now and
@@ -15,8 +20,7 @@ const SWEEP_BATCH = 500;
  */
 export function startWakeSweep(knex: Knex, lease: RunLease, queue: Queue<RunJob>, logger: Logger): { close(): void } {
   const sweep = async () => {
-    const parked: { id: string; conversation_id: string; user_id: string }[] = await knex('runs').select('id', 'conversation_id', 'user_id').whereIn('status', PARKED_RUN_STATUSES).orderBy('id').limit(SWEEP_BATCH);
-    for (const run of parked) {
+    for (const run of await parkedRuns(knex)) {
       if (await lease.shouldWake({ id: run.id, conversationId: run.conversation_id, userId: run.user_id })) await wakeRunJob(queue, run.id);
     }
   };
