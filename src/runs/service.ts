@@ -231,7 +231,7 @@ export class RunService {
   async findRequiringAction(userId: string, callIds: string[]): Promise<Run | undefined> {
     if (callIds.length === 0 || callIds.length > TOOL_OUTPUTS_MAX) return undefined;
     const wanted = JSON.stringify({ tool_calls: callIds.map((id) => ({ id })) });
-    // Bounded by the partial index of parked runs (user_id, id) where status is waiting or requires_action.
+    // Bounded by the partial index of active runs `runs_active` (status, user_id) where status is waiting or requires_action.
     return this.models.Run.query().where({ user_id: userId, status: 'requires_action' }).whereRaw('required_action @> ?::jsonb', [wanted]).orderBy('id').first();
   }
 
