@@ -36,7 +36,8 @@ export function userParts(message: Extract<ChatMessage, { role: 'user' }>, inlin
  * image here. Markers carry a random nonce, so no text a user sends can stand for one.
  */
 export class ImageSlots {
-  private readonly nonce = randomBytes(9).toString('hex');
+  // Drawn with the first image: most calls carry none, and a random draw per call showed in the worker's profile.
+  private nonce?: string;
   private readonly pieces: string[][] = [];
 
   constructor(readonly inlined: InlinedImages = new Map()) {}
@@ -70,6 +71,7 @@ export class ImageSlots {
   }
 
   private mark(...pieces: string[]): string {
+    this.nonce ??= randomBytes(9).toString('hex');
     this.pieces.push(pieces);
     return `@image-${this.nonce}-${this.pieces.length - 1}@`;
   }
