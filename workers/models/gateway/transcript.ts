@@ -3,7 +3,6 @@ import type { Usage } from '../../../src/shared/events.js';
 import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { randomBytes } from 'node:crypto';
-import type OpenAI from 'openai';
 import type { ImageSource, InlineImage } from '../../../src/files/model-images.js';
 
 /** The bytes of a call's images by file id; a file deleted since has none. */
@@ -63,11 +62,6 @@ export class ImageSlots {
     }
     parts.push(Buffer.from(json.slice(from), 'utf8'));
     return Buffer.concat(parts);
-  }
-
-  /** For the SDK formats: request options that carry these slots to the transport's fetch, which fills the body. */
-  get fetchOptions(): OpenAI.RequestOptions['fetchOptions'] {
-    return { imageSlots: this } as OpenAI.RequestOptions['fetchOptions'];
   }
 
   private mark(...pieces: string[]): string {
