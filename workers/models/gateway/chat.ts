@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import * as v from 'valibot';
 import { emptyUsage, type Usage } from '../../../src/shared/events.js';
 import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
@@ -8,7 +8,7 @@ import { chatResponseFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
-/** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (through the official SDK). */
+/** The chat format: POST /v1/chat/completions, streamed, OpenAI-style tool calling (the SDK's types; sent and read by the transport's `openAiStream`). */
 
 const ChatChunk = v.looseObject({
   choices: v.optional(
@@ -83,7 +83,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
     ...(settings.reasoningEffort ? { reasoning_effort: settings.reasoningEffort } : {}),
     ...settings.sampling,
   };
-  const stream = await call.transport.openai.chat.completions.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
+  const stream = call.transport.openAiStream('/chat/completions', body, call.images, request.signal);
   let answer = '';
   let finish: string | undefined;
   let used: Usage = emptyUsage();

@@ -7,7 +7,7 @@ import { responsesTextFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
 
-/** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (through the official SDK). */
+/** The responses format: POST /v1/responses with `input`, `tools` and `reasoning.effort` (the SDK's types; sent and read by the transport's `openAiStream`). */
 
 const ErrorBody = v.optional(v.nullable(v.looseObject({ code: text, message: text })));
 const ResponseEvent = v.looseObject({
@@ -103,7 +103,7 @@ export async function streamResponses(call: FormatCall): Promise<ModelResult> {
     // The Responses API takes no stop, seed or penalties.
     ...(settings.sampling ? { temperature: settings.sampling.temperature, top_p: settings.sampling.top_p } : {}),
   };
-  const stream = await call.transport.openai.responses.create(body, { signal: request.signal, fetchOptions: call.images.fetchOptions });
+  const stream = call.transport.openAiStream('/responses', body, call.images, request.signal);
   const state = new ResponseState();
   for await (const raw of stream) {
     const event = parseChunk(ResponseEvent, raw, 'responses');

@@ -3,7 +3,6 @@ import type { Usage } from '../../../src/shared/events.js';
 import { NODE_OUTPUT, type ChatMessage, type ToolCall } from '../types.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { randomBytes } from 'node:crypto';
-import type OpenAI from 'openai';
 import type { ImageSource, InlineImage } from '../../../src/files/model-images.js';
 
 /** The bytes of a call's images by file id; a file deleted since has none. */
@@ -36,7 +35,8 @@ export function userParts(message: Extract<ChatMessage, { role: 'user' }>, inlin
  * image here. Markers carry a random nonce, so no text a user sends can stand for one.
  */
 export class ImageSlots {
-  private readonly nonce = randomBytes(9).toString('hex');
+  // Drawn with the first image: most calls carry none, and a random draw per call showed in the worker's profile.
+  private nonce?: string;
   private readonly pieces: string[][] = [];
 
   constructor(readonly inlined: InlinedImages = new Map()) {}
@@ -64,12 +64,8 @@ export class ImageSlots {
     return Buffer.concat(parts);
   }
 
-  /** For the SDK formats: request options that carry these slots to the transport's fetch, which fills the body. */
-  get fetchOptions(): OpenAI.RequestOptions['fetchOptions'] {
-    return { imageSlots: this } as OpenAI.RequestOptions['fetchOptions'];
-  }
-
   private mark(...pieces: string[]): string {
+    this.nonce ??= randomBytes(9).toString('hex');
     this.pieces.push(pieces);
     return `@image-${this.nonce}-${this.pieces.length - 1}@`;
   }

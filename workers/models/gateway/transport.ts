@@ -1,8 +1,8 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
-import { GatewayCallError, retryAfterMs } from '../../../src/shared/gateway-policy.js';
+import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import type { ImageSlots } from './transcript.js';
+import { openAiEvents } from './openai-events.js';
 
 /** What one model call needs of the gateway: its address and key, and the shared transport. */
 export interface GatewayEndpoint {
@@ -13,29 +13,41 @@ export interface GatewayEndpoint {
 }
 
 const UNDICI_TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+/** undici's errors for a connection that failed or closed (the dispatcher API's, which fetch wraps in `TypeError: fetch failed`). */
+const UNDICI_NETWORK = new Set(['UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 
 /**
  * The connection to the gateway, shared by every run of a worker: one keep-alive connection pool
- * and one SDK client. It bounds the gateway's silence, not its total time (spec: reasoning runs
+ * (fetch for the native format, the dispatcher API for the OpenAI-style ones). It bounds the gateway's silence, not its total time (spec: reasoning runs
  * can pass 2000 s): the pool's header and body timeouts restart at every byte received,
  * keep-alive comments included, and their end aborts the request.
  */
 export class GatewayTransport {
   readonly fetch: typeof globalThis.fetch;
-  readonly openai: OpenAI;
   private readonly pool: Agent;
+  /** Where the OpenAI-style paths start, and the headers every such call sends (built once, not per call). */
+  private readonly openAiBase: URL;
+  private readonly openAiHeaders: Record<string, string>;
 
   constructor(readonly endpoint: GatewayEndpoint) {
     const { idleTimeoutMs } = endpoint;
     this.pool = new Agent({ headersTimeout: idleTimeoutMs, bodyTimeout: idleTimeoutMs, keepAliveTimeout: 30_000 });
-    this.fetch = ((input: string | URL | Request, init?: RequestInit & { imageSlots?: ImageSlots }) => {
-      const { imageSlots, ...rest } = init ?? {};
-      const body = imageSlots && typeof rest.body === 'string' ? imageSlots.body(rest.body) : rest.body;
-      return undiciFetch(input as string, { ...(rest as object), body: body as string, dispatcher: this.pool });
-    }) as unknown as typeof globalThis.fetch;
-    // The SDK insists on a key; without one, a null Authorization header tells it to send none.
-    const auth = endpoint.apiKey ? { apiKey: endpoint.apiKey } : { apiKey: 'none', defaultHeaders: { Authorization: null } };
-    this.openai = new OpenAI({ baseURL: `${endpoint.url}/v1`, ...auth, fetch: this.fetch, maxRetries: 0, timeout: idleTimeoutMs, logLevel: 'off' });
+    this.fetch = ((input: string, init?: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: this.pool })) as unknown as typeof globalThis.fetch;
+    this.openAiBase = new URL(`${endpoint.url}/v1`);
+    this.openAiHeaders = { accept: 'application/json', 'content-type': 'application/json', ...(endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {}) };
+  }
+
+  /** POSTs a streamed OpenAI-style call (`path` under /v1) and yields its events' data (see `openAiEvents`). */
+  async *openAiStream(path: string, body: unknown, images: ImageSlots, signal: AbortSignal): AsyncGenerator<unknown> {
+    const response = await this.pool.request({
+      origin: this.openAiBase.origin,
+      path: `${this.openAiBase.pathname}${path}`,
+      method: 'POST',
+      headers: this.openAiHeaders,
+      body: images.body(JSON.stringify(body)),
+      signal,
+    });
+    yield* openAiEvents(response);
   }
 
   /** Whether an error (or one of its causes) is the pool's idle timeout. */
@@ -62,20 +74,19 @@ export interface FormatCall {
 }
 export type FormatClient = (call: FormatCall) => Promise<ModelResult>;
 
-const codeOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
+/** A connection refused, reset or closed under the call: a system error (it names its syscall) or undici's own. */
+function isNetworkFailure(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  const { code, syscall } = err as { code?: unknown; syscall?: unknown };
+  return typeof syscall === 'string' || (typeof code === 'string' && UNDICI_NETWORK.has(code));
+}
 
 /** Whatever an attempt threw, as the one error the retry policy reads. Unknown errors (bugs) pass through. */
 export function toCallError(err: unknown, transport: GatewayTransport): unknown {
   if (err instanceof GatewayCallError) return err;
   if (transport.isIdleTimeout(err)) return new GatewayCallError('timeout', `the gateway sent nothing for ${transport.endpoint.idleTimeoutMs} ms`);
-  if (err instanceof APIConnectionTimeoutError) return new GatewayCallError('timeout', err.message);
-  if (err instanceof APIConnectionError) return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
-  if (err instanceof APIError) {
-    const body = err.error as { message?: unknown } | undefined;
-    const message = typeof body?.message === 'string' ? body.message : err.message;
-    return new GatewayCallError('http', message, { status: err.status, code: codeOf(err.code), retryAfterMs: retryAfterMs(err.headers) });
-  }
   if (err instanceof SyntaxError) return new GatewayCallError('malformed', `a chunk was not valid JSON (${err.message})`);
+  if (isNetworkFailure(err)) return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
   if (err instanceof TypeError && /fetch failed|terminated|socket/i.test(`${err.message} ${String(err.cause ?? '')}`)) {
     return new GatewayCallError('network', `${err.message} ${String(err.cause ?? '')}`.trim());
   }
