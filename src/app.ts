@@ -19,6 +19,8 @@ import { openAiRoutes } from './routes/openai.js';
 import { connectorRoutes } from './routes/connectors.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { scheduleRoutes } from './routes/schedules.js';
+import { datasetRoutes } from './routes/datasets.js';
+import { evalRoutes } from './routes/evals.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
@@ -31,6 +33,9 @@ import { queueDashboard } from './admin/dashboard.js';
 import { corsFor } from './http/cors.js';
 import { metricsRoute, requestMetrics, scrapeGuard } from './metrics/http.js';
 import { traceRequests } from './http/tracing.js';
+
+/** Items uploads (DESIGN §24) in the body (JSON, JSONL or CSV) are bound by DATASET_UPLOAD_MAX_BYTES, as multipart ones. */
+const DATASET_ITEMS_PATH = /^\/api\/datasets\/[^/]+\/items$/;
 
 /** Every route's declaration, group by group (one file each under routes/), and the OpenAPI document of them all. */
 export function apiRoutes(services: Services): Route[] {
@@ -49,6 +54,8 @@ export function apiRoutes(services: Services): Route[] {
     ...connectorRoutes(services),
     ...webhookRoutes(services),
     ...scheduleRoutes(services),
+    ...datasetRoutes(services),
+    ...evalRoutes(services),
     ...adminUserRoutes(services),
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),
@@ -70,7 +77,7 @@ export function apiRouters(services: Services): Router[] {
 function bodyReader({ config, cpu }: Pick<Services, 'config' | 'cpu'>): BodyReader {
   // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
   const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
-  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : config.bodyLimitBytes), config.bodyIdleTimeoutMs, (text) => cpu.parseJson(text));
+  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : DATASET_ITEMS_PATH.test(path) ? Math.max(config.bodyLimitBytes, config.evals.uploadMaxBytes) : config.bodyLimitBytes), config.bodyIdleTimeoutMs, (text) => cpu.parseJson(text));
 }
 
 export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {

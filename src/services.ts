@@ -45,6 +45,9 @@ import { ScheduleService } from './schedules/service.js';
 import { ScheduleStore } from './schedules/store.js';
 import { TickScheduler } from './schedules/scheduler.js';
 import { inlineCpu, type CpuWork } from './cpu/work.js';
+import { EVAL_QUEUE, type EvalJob } from './shared/jobs.js';
+import { DatasetService } from './evals/datasets.js';
+import { EvalService } from './evals/service.js';
 
 /** The metric gauges read queue counts this often at most (DESIGN §12). */
 const METRICS_QUEUE_TTL_MS = 5000;
@@ -127,12 +130,16 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   // Deleting an agent switches its schedules off (DESIGN §20).
   const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup }, schedules);
   const modelPrices = new ModelPriceService(knex, audit);
-  const queues = [queue, ingestQueue, webhookQueue];
+  const evalQueue = new Queue<EvalJob>(EVAL_QUEUE, { connection: redis, prefix: keys.bullPrefix(EVAL_QUEUE) });
+  const queues = [queue, ingestQueue, webhookQueue, evalQueue];
   const queueStats = new QueueStats(queues);
   // The console opens the queue dashboard with a one-time ticket instead of a pasted credential (DESIGN §17).
   const dashboardTickets = new DashboardTickets(redis, keys);
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
-  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue };
+  // DESIGN §24: datasets, and evals driven by the workers' eval queue.
+  const datasets = new DatasetService(knex, { maxItems: clients.config.evals.maxItems });
+  const evals = new EvalService(knex, evalQueue, (userId, runId) => runs.cancel(userId, runId), { activePerUser: clients.config.evals.activePerUser, gateway: Boolean(clients.config.model.gateway.url) });
+  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -9,18 +9,10 @@ import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
 import { RUN_QUEUE, SCHEDULE_QUEUE, ScheduleTickSchema, type RunJob, type ScheduleTick } from '../src/shared/jobs.js';
-import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
-import { RunStore } from '../src/engine/run-store.js';
-import { RunService, runLimits } from '../src/runs/service.js';
-import { ConversationService } from '../src/conversations/service.js';
-import { FileService } from '../src/files/service.js';
-import { PostgresFileStorage } from '../src/files/storage.js';
-import { ImageProcessor, imageLimits } from '../src/files/images.js';
-import { AuditLog } from '../src/audit/log.js';
-import { BudgetLedger } from '../src/budgets/ledger.js';
 import { ScheduleStore } from '../src/schedules/store.js';
 import { plannedAt, TickScheduler } from '../src/schedules/scheduler.js';
 import { TickProcessor } from './schedules/ticks.js';
+import { workerRunService } from './run-service.js';
 import { reconcileTimers } from './schedules/reconcile.js';
 
 /** Ticks in flight per worker process: each only starts a run (a few statements), so a few keep up with many schedules. */
@@ -37,14 +29,6 @@ export interface ScheduleWorkerClients {
 
 export interface RunningScheduleWorker {
   close(): Promise<void>;
-}
-
-/** The web's RunService, built from a worker's clients: a tick starts its run exactly as POST /api/runs does. */
-function runService(config: Config, { knex, models, redis, metrics }: ScheduleWorkerClients, runQueue: Queue<RunJob>): RunService {
-  const keys = redisKeys(config.redis);
-  const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files)), config.files);
-  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  return new RunService(models, new ConversationService(models, files), files, new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }), lease, runQueue, runLimits(config), new AuditLog(knex), metrics ?? new Metrics(config.metrics.enabled), new BudgetLedger(redis, keys));
 }
 
 /** A tick job's processor: it logs what the tick did and never throws (BullMQ would count a failure, and a retry could start a second run). */
@@ -80,7 +64,7 @@ export async function startScheduleWorker(config: Config, clients: ScheduleWorke
   const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
   const store = new ScheduleStore(knex, models);
   const timers = new TickScheduler(scheduleQueue, redis);
-  const ticks = new TickProcessor(store, timers, runService(config, clients, runQueue));
+  const ticks = new TickProcessor(store, timers, workerRunService(config, clients, runQueue));
   const connection = createRedis(config.redis, 'patient', 'worker-schedules');
   const worker = new Worker<ScheduleTick>(SCHEDULE_QUEUE, tickProcessor(ticks, logger), {
     connection,

@@ -19,6 +19,7 @@ import type { Metrics } from '../src/metrics/registry.js';
 import { serveWorkerMetrics } from './metrics.js';
 import { startScheduleWorker } from './schedules.js';
 import { startRetentionWorker } from './retention.js';
+import { startEvalWorker } from './evals/worker.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -102,6 +103,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
   const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics });
   const retention = await startRetentionWorker(config, { knex, redis, logger });
+  const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
@@ -112,7 +114,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
       lifecycle.drain();
       const hardStop = setTimeout(() => lifecycle.stopNow(), Math.max(0, config.shutdownTimeoutMs - HARD_STOP_MARGIN_MS));
       try {
-        await Promise.all([worker.close(), ingestion.close(), webhooks.close(), schedules.close(), retention.close()]);
+        await Promise.all([worker.close(), ingestion.close(), webhooks.close(), schedules.close(), retention.close(), evals.close()]);
       } finally {
         clearTimeout(hardStop);
         cancellations.close();

@@ -27,7 +27,7 @@ const nextStartOfDay = (at: Date) => new Date(Math.ceil(at.getTime() / DAY_MS) *
 const isoDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** The columns an administrator sees of a run: the client's view plus its owner (never the checkpoint). */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'cost', 'user_metadata', 'trace_id', 'schedule_id', 'agent_version', 'created_at', 'started_at', 'finished_at'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'mode', 'status', 'query', 'answer', 'finish_reason', 'error', 'usage', 'cost', 'user_metadata', 'trace_id', 'schedule_id', 'eval_id', 'agent_version', 'created_at', 'started_at', 'finished_at'];
 
 /** The token and outcome counts of one row of parts: a usage_daily row, or one run. */
 const PART_COUNTS = `runs, succeeded, failed, cancelled, prompt_tokens, completion_tokens, reasoning_tokens`;

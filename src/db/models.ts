@@ -180,6 +180,8 @@ export class Run extends Model {
   trace_id!: string | null;
   /** The schedule whose tick (or trigger) started the run (DESIGN §19); null for every other run. */
   schedule_id!: string | null;
+  /** DESIGN §24: the eval whose item this run answers. */
+  eval_id!: string | null;
   created_at!: Date;
   started_at!: Date | null;
   finished_at!: Date | null;

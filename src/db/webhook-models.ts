@@ -1,6 +1,6 @@
 import { Model } from 'objection';
 
-export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting', 'run.requires_action'] as const;
+export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting', 'run.requires_action', 'eval.succeeded', 'eval.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -32,6 +32,7 @@ export class WebhookDelivery extends Model {
   id!: string;
   endpoint_id!: string;
   run_id!: string | null;
+  eval_id!: string | null;
   event!: WebhookEvent;
   payload!: Record<string, unknown>;
   status!: DeliveryStatus;

@@ -36,6 +36,10 @@ export interface NewRun {
   questionId?: string;
   /** Functions the client runs itself (DESIGN §23). */
   clientTools?: ClientTool[] | null;
+  /** The eval whose item the run answers (DESIGN §24). */
+  evalId?: string | null;
+  /** The agent's version the run uses (an eval's); its agent's current version when absent. */
+  agentVersion?: number | null;
 }
 
 /** A turn of a conversation a client brings along. */
@@ -146,7 +150,7 @@ const COUNTED = (source: string) => `counted as (
  * type is fixed when it is planned, so a column added by a later migration must not change it
  * under a running process ("cached plan must not change result type").
  */
-const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'output_format', 'output', 'trace_id', 'schedule_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back', 'client_tools', 'required_action'];
+const RUN_COLUMNS = ['id', 'user_id', 'conversation_id', 'agent_id', 'agent_version', 'mode', 'status', 'query', 'answer', 'finish_reason', 'user_metadata', 'doc_mode', 'error', 'usage', 'cost', 'sampling', 'output_format', 'output', 'trace_id', 'schedule_id', 'eval_id', 'created_at', 'started_at', 'finished_at', 'checkpoint', 'attempt', 'crashes', 'handed_back', 'client_tools', 'required_action'];
 /**
  * A statement's first CTE that lets its commit return before the commit is on disk (SET LOCAL
  * synchronous_commit = off for its own implicit transaction). A later synchronous commit of any
@@ -236,9 +240,9 @@ export class RunStore {
          on conflict (id) do update set updated_at = now()
          returning id, agent_id
        ), run as (
-         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, output_format, client_tools, agent_version)
-         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb, ?::jsonb,
-           (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id)) from conversation
+         insert into runs (id, user_id, conversation_id, agent_id, mode, status, query, user_metadata, doc_mode, sampling, trace_id, schedule_id, output_format, client_tools, eval_id, agent_version)
+         select ?, ?, conversation.id, coalesce(?::uuid, conversation.agent_id), ?, 'queued', ?, ?, ?, ?::jsonb, ?, ?::uuid, ?::jsonb, ?::jsonb, ?::uuid,
+           coalesce(?::int, (select a.version from agents a where a.id = coalesce(?::uuid, conversation.agent_id))) from conversation
          on conflict (id) do nothing
          returning ${runColumns()}
        ), message as (
@@ -251,7 +255,7 @@ export class RunStore {
        select ${runColumns('run')} from run${asynchronousCommit ? ', asynchronous_commit' : ''}`,
       [
         request.conversationId, request.userId, request.agentId, request.query.slice(0, 80),
-        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.outputFormat ? JSON.stringify(request.outputFormat) : null, request.clientTools?.length ? JSON.stringify(request.clientTools) : null, request.agentId,
+        request.runId, request.userId, request.agentId, request.mode, request.query, request.userMetadata, request.docMode, request.sampling ? JSON.stringify(request.sampling) : null, request.traceId ?? null, request.scheduleId ?? null, request.outputFormat ? JSON.stringify(request.outputFormat) : null, request.clientTools?.length ? JSON.stringify(request.clientTools) : null, request.evalId ?? null, request.agentVersion ?? null, request.agentId,
         JSON.stringify(messages),
       ],
     );
@@ -327,7 +331,7 @@ export class RunStore {
     Object.assign(row, {
       id: run.runId, user_id: run.userId, conversation_id: run.conversationId, agent_id: run.agentId, mode: run.mode, status: TRANSITIONS.started.to,
       query: run.query, user_metadata: run.userMetadata, doc_mode: run.docMode, sampling: run.sampling ?? null, output_format: run.outputFormat ?? null,
-      trace_id: run.traceId ?? null, schedule_id: run.scheduleId ?? null, created_at: now, started_at: now, attempt: claim.attempt, crashes: claim.crashes,
+      trace_id: run.traceId ?? null, schedule_id: run.scheduleId ?? null, eval_id: run.evalId ?? null, created_at: now, started_at: now, attempt: claim.attempt, crashes: claim.crashes,
       handed_back: false, client_tools: run.clientTools ?? null,
     });
     return { run: this.models.Run.fromDatabaseJson(row), agent: undefined, history: [], summary: { text: null, through: null }, attachments: [] };

@@ -59,6 +59,10 @@ export interface StartRequest {
   outputFormat?: OutputFormat | null;
   /** Functions the client runs itself (DESIGN §23), offered to the model beside the agent's tools; a name clash → 422. */
   clientTools?: ClientTool[];
+  /** DESIGN §24: an eval's item run: its id (written on the item before the run starts), its eval, and the agent's version it runs. */
+  runId?: string;
+  evalId?: string;
+  agentVersion?: number;
 }
 
 /** A run refused because a budget of its key or user is spent: 429 until the period resets. */
@@ -112,13 +116,13 @@ export class RunService {
     // A run that names no agent continues with its conversation's: a deleted one (DESIGN §20) starts no new run either.
     if (!agent && existing?.agent_id) await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent');
     await this.refuseOversized(request, agent, existing?.agent_id ?? null);
-    const ref: RunRef = { id: randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
+    const ref: RunRef = { id: request.runId ?? randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
     // The request's trace, carried to the worker in the job (DESIGN §18); none when tracing is off.
     const traced = activeRunTrace();
     const traceId = traced?.traceId ?? null;
     const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: agentId ?? existing?.agent_id ?? null, mode: request.mode, status: 'queued' as const, trace_id: traceId };
     const strategy = request.multitaskStrategy ?? 'reject';
-    const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null };
+    const newRun: NewRun = { runId: ref.id, userId, conversationId: ref.conversationId, agentId, mode: request.mode, query: request.query, userMetadata: request.userMetadata ?? null, docMode: request.docMode ?? null, attachments, history: existing ? undefined : request.history, sampling: request.sampling, traceId, scheduleId: request.scheduleId, questionId: randomUUID(), outputFormat: request.outputFormat ?? null, clientTools: request.clientTools?.length ? request.clientTools : null, evalId: request.evalId ?? null, agentVersion: request.agentVersion ?? null };
     // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
     const stored = storedRunOf(newRun, !existing);
     const jobFor = (queued: boolean): RunJob => ({ runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) });
@@ -269,7 +273,7 @@ function storedRunOf(run: NewRun, opensConversation: boolean): StoredRun | undef
   const format = run.outputFormat ? JSON.stringify(run.outputFormat) : '';
   const short = run.query.length <= STORED_TEXT_MAX && (run.userMetadata?.length ?? 0) <= STORED_TEXT_MAX && format.length <= STORED_FORMAT_MAX;
   if (!plain || !short || !run.questionId) return undefined;
-  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, questionId: run.questionId, ...(run.outputFormat ? { outputFormat: run.outputFormat } : {}), ...(opensConversation ? { opensConversation: true as const } : {}) };
+  return { agentId: run.agentId, mode: run.mode, query: run.query, userMetadata: run.userMetadata, docMode: run.docMode, traceId: run.traceId ?? null, scheduleId: run.scheduleId ?? null, ...(run.evalId ? { evalId: run.evalId, agentVersion: run.agentVersion ?? null } : {}), questionId: run.questionId, ...(run.outputFormat ? { outputFormat: run.outputFormat } : {}), ...(opensConversation ? { opensConversation: true as const } : {}) };
 }
 
 /** 409 to tool outputs for a run that is not parked for its client (running, waiting for approval, or over). */

@@ -15,7 +15,7 @@ const answersWait = (event: { type: string; data: string }) => event.type === 'd
  * the caller's tool outputs), or after `ms`. Waits on the web process's shared Redis subscriber: no
  * Postgres connection and no worker is held meanwhile. Listening after the last event seen cannot miss either.
  */
-export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLease, run: Run, ms: number): Promise<void> {
+export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLease, run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>, ms: number): Promise<void> {
   const ref = runRef(run);
   const last = await lease.lastEvent(ref);
   if (!last || last.type === 'done') return;

@@ -28,6 +28,9 @@ export const StoredRunSchema = v.object({
   docMode: v.nullable(v.picklist(DOC_MODES)),
   traceId: v.nullable(v.pipe(v.string(), v.maxLength(64))),
   scheduleId: v.nullable(uuid),
+  /** DESIGN §24: the eval whose item the run answers, and the agent's version it runs. */
+  evalId: v.optional(v.nullable(uuid)),
+  agentVersion: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))),
   questionId: uuid,
   /** The run opens its conversation (no message before its question): its worker has nothing to read before its model call (issue 36). */
   opensConversation: v.optional(v.literal(true)),
@@ -133,3 +136,10 @@ export const webhookJobOptions = (maxAttempts: number) => ({
 export const SCHEDULE_QUEUE = 'schedules';
 export const ScheduleTickSchema = v.object({ scheduleId: uuid });
 export type ScheduleTick = v.InferOutput<typeof ScheduleTickSchema>;
+
+/** DESIGN §24: an eval's driver, one job per eval (its id is the job's): a worker runs its items' runs, at most its concurrency at once. */
+export const EVAL_QUEUE = 'evals';
+export const EvalJobSchema = v.object({ evalId: uuid });
+export type EvalJob = v.InferOutput<typeof EvalJobSchema>;
+/** A finished driver's job goes at once, so the sweep can queue the eval again if it ever needs to. */
+export const evalJobOptions = { removeOnComplete: true, removeOnFail: true } as const;

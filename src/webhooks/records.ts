@@ -20,6 +20,8 @@ export const DeliveryRecordSchema = v.strictObject({
   id: uuid,
   event: v.picklist(WEBHOOK_EVENTS),
   run_id: v.nullable(uuid),
+  /** DESIGN §24: the eval an `eval.*` delivery is about. */
+  eval_id: v.nullable(uuid),
   status: v.picklist(['pending', 'delivered', 'failed']),
   attempts: count,
   last_status_code: v.nullable(v.number()),
@@ -51,6 +53,7 @@ export function presentDelivery(delivery: WebhookDelivery): DeliveryRecord {
     id: delivery.id,
     event: delivery.event,
     run_id: delivery.run_id,
+    eval_id: delivery.eval_id ?? null,
     status: delivery.status,
     attempts: delivery.attempts,
     last_status_code: delivery.last_status_code,

@@ -1,0 +1,130 @@
+import type { Knex } from 'knex';
+import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { pageOf, type Page, type Pagination } from '../shared/pages.js';
+import type { DatasetItemRecord, DatasetRecord, NewItem } from './records.js';
+
+interface DatasetRow { id: string; name: string; description: string; item_count: number; created_at: Date; updated_at: Date }
+interface ItemRow { id: string; dataset_id: string; input: { q: string; image_ids?: string[] }; expected: unknown; metadata: Record<string, unknown>; created_at: Date; updated_at: Date }
+
+const DATASET_COLUMNS = ['id', 'name', 'description', 'item_count', 'created_at', 'updated_at'];
+const ITEM_COLUMNS = ['id', 'dataset_id', 'input', 'expected', 'metadata', 'created_at', 'updated_at'];
+
+export const presentDataset = (row: DatasetRow): DatasetRecord => ({
+  id: row.id, name: row.name, description: row.description, item_count: row.item_count, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+});
+
+export const presentItem = (row: ItemRow): DatasetItemRecord => ({
+  id: row.id, dataset_id: row.dataset_id, input: row.input, expected: row.expected ?? null, metadata: row.metadata ?? {}, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+});
+
+/** An item's input as stored: image ids only when there are some. */
+const storedInput = (input: NewItem['input']) => ({ q: input.q, ...(input.image_ids?.length ? { image_ids: input.image_ids } : {}) });
+const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/**
+ * Datasets and their items (DESIGN §24), the user's own: another user's answers 404. A dataset holds
+ * at most `maxItems` items (409 naming the limit); its `item_count` moves with each add and delete.
+ */
+export class DatasetService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly limits: { maxItems: number },
+  ) {}
+
+  async create(userId: string, input: { name: string; description?: string }): Promise<DatasetRecord> {
+    const [row] = await this.knex('datasets').insert({ user_id: userId, name: input.name, description: input.description ?? '' }).returning(DATASET_COLUMNS);
+    return presentDataset(row);
+  }
+
+  async list(userId: string, page: Pagination): Promise<Page<DatasetRecord>> {
+    const [rows, counted] = await Promise.all([
+      this.knex('datasets').where({ user_id: userId }).orderBy([{ column: 'created_at', order: 'desc' }, 'id']).limit(page.size).offset((page.page - 1) * page.size).select(DATASET_COLUMNS),
+      this.knex('datasets').where({ user_id: userId }).count({ total: '*' }),
+    ]);
+    return pageOf(rows.map(presentDataset), Number(counted[0]?.total ?? 0), page);
+  }
+
+  async own(userId: string, id: string, trx: Knex = this.knex): Promise<DatasetRow> {
+    const row = await trx('datasets').where({ id, user_id: userId }).first(DATASET_COLUMNS);
+    if (!row) throw new NotFoundError('Dataset not found', 'Dataset');
+    return row;
+  }
+
+  async get(userId: string, id: string): Promise<DatasetRecord> {
+    return presentDataset(await this.own(userId, id));
+  }
+
+  async update(userId: string, id: string, change: { name?: string; description?: string }): Promise<DatasetRecord> {
+    const [row] = await this.knex('datasets').where({ id, user_id: userId }).update({ ...change, updated_at: this.knex.fn.now() }).returning(DATASET_COLUMNS);
+    if (!row) throw new NotFoundError('Dataset not found', 'Dataset');
+    return presentDataset(row);
+  }
+
+  /** The dataset and its items; evals made from it keep their copies and results. */
+  async remove(userId: string, id: string): Promise<void> {
+    const deleted = await this.knex('datasets').where({ id, user_id: userId }).delete();
+    if (deleted === 0) throw new NotFoundError('Dataset not found', 'Dataset');
+  }
+
+  /** Adds items in the order given, all or none: the count is checked and raised under the dataset's row lock. */
+  async addItems(userId: string, id: string, items: NewItem[]): Promise<{ added: number; item_count: number; items: DatasetItemRecord[] }> {
+    return this.knex.transaction(async (trx) => {
+      const dataset = await trx('datasets').where({ id, user_id: userId }).forUpdate().first('id', 'item_count');
+      if (!dataset) throw new NotFoundError('Dataset not found', 'Dataset');
+      const after = dataset.item_count + items.length;
+      if (after > this.limits.maxItems) {
+        throw new ConflictError('dataset_full', `A dataset holds at most ${this.limits.maxItems} items (DATASET_MAX_ITEMS); it has ${dataset.item_count} and ${items.length} were sent`);
+      }
+      const rows: ItemRow[] = [];
+      // Inserted in slices: one statement's parameters are bounded.
+      for (let i = 0; i < items.length; i += 1000) {
+        const slice = items.slice(i, i + 1000).map((item) => ({ dataset_id: id, input: JSON.stringify(storedInput(item.input)), expected: json(item.expected), metadata: JSON.stringify(item.metadata ?? {}) }));
+        rows.push(...(await trx('dataset_items').insert(slice).returning(ITEM_COLUMNS)));
+      }
+      await trx('datasets').where({ id }).update({ item_count: after, updated_at: trx.fn.now() });
+      return { added: rows.length, item_count: after, items: rows.slice(0, 100).map(presentItem) };
+    });
+  }
+
+  async listItems(userId: string, id: string, page: Pagination): Promise<Page<DatasetItemRecord>> {
+    const dataset = await this.own(userId, id);
+    const rows = await this.knex('dataset_items').where({ dataset_id: id }).orderBy('position').limit(page.size).offset((page.page - 1) * page.size).select(ITEM_COLUMNS);
+    return pageOf(rows.map(presentItem), dataset.item_count, page);
+  }
+
+  private async ownItem(userId: string, id: string, itemId: string, trx: Knex = this.knex): Promise<ItemRow> {
+    await this.own(userId, id, trx);
+    const row = await trx('dataset_items').where({ id: itemId, dataset_id: id }).first(ITEM_COLUMNS);
+    if (!row) throw new NotFoundError('Dataset item not found', 'DatasetItem');
+    return row;
+  }
+
+  async getItem(userId: string, id: string, itemId: string): Promise<DatasetItemRecord> {
+    return presentItem(await this.ownItem(userId, id, itemId));
+  }
+
+  async updateItem(userId: string, id: string, itemId: string, change: Partial<NewItem>): Promise<DatasetItemRecord> {
+    await this.ownItem(userId, id, itemId);
+    const [row] = await this.knex('dataset_items')
+      .where({ id: itemId, dataset_id: id })
+      .update({
+        ...(change.input ? { input: JSON.stringify(storedInput(change.input)) } : {}),
+        ...('expected' in change ? { expected: json(change.expected) } : {}),
+        ...('metadata' in change ? { metadata: JSON.stringify(change.metadata ?? {}) } : {}),
+        updated_at: this.knex.fn.now(),
+      })
+      .returning(ITEM_COLUMNS);
+    if (!row) throw new NotFoundError('Dataset item not found', 'DatasetItem');
+    return presentItem(row);
+  }
+
+  async removeItem(userId: string, id: string, itemId: string): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const dataset = await trx('datasets').where({ id, user_id: userId }).forUpdate().first('id');
+      if (!dataset) throw new NotFoundError('Dataset not found', 'Dataset');
+      const deleted = await trx('dataset_items').where({ id: itemId, dataset_id: id }).delete();
+      if (deleted === 0) throw new NotFoundError('Dataset item not found', 'DatasetItem');
+      await trx('datasets').where({ id }).update({ item_count: trx.raw('item_count - 1'), updated_at: trx.fn.now() });
+    });
+  }
+}

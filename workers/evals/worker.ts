@@ -1,0 +1,121 @@
+import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
+import * as v from 'valibot';
+import type { Knex } from 'knex';
+import type { Config } from '../../src/config.js';
+import type { Logger } from '../../src/logger.js';
+import type { Models } from '../../src/db/models.js';
+import type { Metrics } from '../../src/metrics/registry.js';
+import { createRedis } from '../../src/redis/connection.js';
+import { redisKeys } from '../../src/shared/redis-keys.js';
+import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
+import { EVAL_QUEUE, EvalJobSchema, evalJobOptions, RUN_QUEUE, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
+import { isDependencyOutage } from '../../src/shared/outage.js';
+import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
+import { EventRelay } from '../../src/runs/relay.js';
+import { EvalStore } from '../../src/evals/store.js';
+import type { WebhookOutbox } from '../../src/webhooks/outbox.js';
+import type { ModelProvider } from '../models/types.js';
+import { workerRunService } from '../run-service.js';
+import { EvalDriver } from './driver.js';
+import { modelJudge } from './judge.js';
+
+/** BullMQ's stall limit out of the way: a driver that dies is always replaced (it holds no state of its own). */
+const DRIVER_MAX_STALLED = 1_000_000;
+/** How long after a dependency outage a driver's job is tried again. */
+const OUTAGE_RETRY_MS = 1000;
+/** How often a worker queues again the active evals whose driver job is gone (lost with Redis, or never queued). */
+const SWEEP_INTERVAL_MS = 60_000;
+const SWEEP_BATCH = 1000;
+
+export interface EvalWorkerClients {
+  knex: Knex;
+  models: Models;
+  redis: ScriptedRedis;
+  logger: Logger;
+  metrics?: Metrics;
+  outbox: WebhookOutbox;
+  modelFor: (model: string) => ModelProvider;
+}
+
+export interface RunningEvalWorker {
+  /** Queues again every active eval whose job is missing; how many it looked at. */
+  sweep(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Evals' side of a worker process (DESIGN §24): a BullMQ worker on the eval queue whose jobs each
+ * drive one eval (at most EVAL_DRIVERS_PER_WORKER at once), and a sweep that queues again an active
+ * eval whose job is gone. The eval's runs are ordinary run jobs, on any worker.
+ */
+export async function startEvalWorker(config: Config, clients: EvalWorkerClients): Promise<RunningEvalWorker> {
+  const { knex, redis, logger } = clients;
+  const keys = redisKeys(config.redis);
+  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  const evalQueue = new Queue<EvalJob>(EVAL_QUEUE, { connection: redis, prefix: keys.bullPrefix(EVAL_QUEUE) });
+  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
+  const subscriber = createRedis(config.redis, 'subscriber', 'worker-eval-doorbells');
+  const reader = createRedis(config.redis, 'stream-reader', 'worker-eval-reader');
+  const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'eval driver could not read a run stream'));
+  const store = new EvalStore(knex);
+  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), logger });
+
+  // Shutting down, drivers stop following their items and hand their evals back to the queue.
+  const closing = new AbortController();
+  const drive = async (job: Job<EvalJob>, token?: string) => {
+    const { evalId } = v.parse(EvalJobSchema, job.data);
+    const outcome = await driver.drive(evalId, closing.signal).catch(async (err: unknown) => {
+      if (closing.signal.aborted) return 'handed_back' as const;
+      if (isDependencyOutage(err)) {
+        logger.warn({ err, eval_id: evalId }, 'eval driver met an outage; it resumes shortly');
+        return 'outage' as const;
+      }
+      logger.error({ err, eval_id: evalId }, 'eval driver failed; the eval fails');
+      const ended = await store.fail(evalId, { code: 'driver_error', message: 'The eval stopped on an internal error' }).catch(() => undefined);
+      if (ended) await clients.outbox.enqueue(ended.deliveries).catch(() => undefined);
+      return 'ended' as const;
+    });
+    if (outcome === 'outage') {
+      await job.moveToDelayed(Date.now() + OUTAGE_RETRY_MS, token);
+      throw new DelayedError();
+    }
+    if (outcome === 'handed_back') {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+  };
+
+  const connection = createRedis(config.redis, 'patient', 'worker-evals');
+  const worker = new Worker<EvalJob>(EVAL_QUEUE, drive, {
+    connection,
+    prefix: keys.bullPrefix(EVAL_QUEUE),
+    concurrency: config.evals.driversPerWorker,
+    lockDuration: config.runs.jobLockMs,
+    stalledInterval: config.runs.stalledIntervalMs,
+    maxStalledCount: DRIVER_MAX_STALLED,
+  });
+  worker.on('error', (err) => logger.error({ err }, 'eval worker error'));
+  worker.on('stalled', (jobId) => logger.warn({ eval_id: jobId }, 'eval driver stalled; another worker resumes it'));
+  await worker.waitUntilReady();
+
+  const sweep = async () => {
+    const active: { id: string }[] = await knex('evals').whereIn('status', ['queued', 'running']).orderBy('created_at').limit(SWEEP_BATCH).select('id');
+    // The job id is the eval's: an eval whose job is there (waiting, driven, delayed) is not queued twice.
+    await evalQueue.addBulk(active.map(({ id }) => ({ name: 'drive', data: { evalId: id }, opts: { ...evalJobOptions, jobId: id } })));
+    return active.length;
+  };
+  const sweeping = setInterval(() => void sweep().catch((err: unknown) => logger.warn({ err }, 'eval sweep failed')), SWEEP_INTERVAL_MS);
+  sweeping.unref();
+  return {
+    sweep,
+    async close() {
+      clearInterval(sweeping);
+      closing.abort();
+      await worker.close();
+      await Promise.all([runQueue.close(), evalQueue.close()]);
+      connection.disconnect();
+      subscriber.disconnect();
+      reader.disconnect();
+    },
+  };
+}
