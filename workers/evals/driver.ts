@@ -58,7 +58,7 @@ export class EvalDriver {
     if (!row) return 'ended';
     const log = logger.child({ eval_id: evalId, user_id: row.user_id });
     const adopted = await store.runningItems(evalId);
-    if (adopted.length > 0) log.info({ items: adopted.length }, 'eval resumed: following the items left running');
+    log.info({ adopted: adopted.length, done: row.done, total: row.total }, adopted.length > 0 ? 'eval resumed: following the items left running' : 'eval driven');
     let stopped: EvalStopped | undefined;
     const lane = async (first: TakenItem | undefined) => {
       let item = first;
