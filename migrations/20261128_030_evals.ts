@@ -79,6 +79,7 @@ export async function up(knex: Knex): Promise<void> {
   // Results in dataset order, the next pending item, the running ones (the concurrency bound), the comparison's join.
   await knex.raw('create unique index eval_items_eval_position on eval_items (eval_id, position)');
   await knex.raw(`create index eval_items_open on eval_items (eval_id, status, position) where status in ('pending', 'running')`);
+  await knex.raw('create index eval_items_eval_item on eval_items (eval_id, item_id)');
 
   await knex.schema.alterTable('runs', (t) => {
     t.uuid('eval_id').references('evals.id').onDelete('SET NULL');

@@ -148,6 +148,10 @@ describe('eval runs', () => {
     expect(items.map((r) => r.status)).toEqual(['scored', 'scored', 'scored']);
     expect(items.map((r) => r.scores.contains)).toEqual([1, 1, 0]);
     expect(items[0].output).toContain('84');
+    // Administrators find an eval's runs.
+    const admin = await stack.user('admin');
+    const adminRuns = (await stack.api(admin.key, 'GET', `/api/admin/runs?eval_id=${created.body.id}`)).body;
+    expect(adminRuns.items.map((r: any) => r.id).sort()).toEqual(items.map((i) => i.run_id).sort());
     for (const item of items) {
       const run = (await stack.api(key, 'GET', `/api/runs/${item.run_id}`)).body;
       expect(run).toMatchObject({ eval_id: created.body.id, agent_id: agent.id, agent_version: 1, status: 'succeeded', answer: item.output });
@@ -248,6 +252,38 @@ describe('eval runs', () => {
     expect(JSON.parse(second!.body)).toMatchObject({ type: 'eval.failed', data: { eval_id: bad.id, status: 'failed' } });
     const list = (await stack.api(key, 'GET', `/api/webhooks/${webhook.id}/deliveries`)).body.items;
     expect(list.map((d: any) => d.eval_id).sort()).toEqual([good.id, bad.id].sort());
+  });
+});
+
+describe('scorers on real runs', () => {
+  it('cites: an agent with a knowledge base cites its passages, one without does not', async () => {
+    const { key } = await stack.user();
+    const kb = (await stack.api(key, 'POST', '/api/knowledge-bases', { name: 'policies', chunk_size: 300, chunk_overlap: 0 })).body;
+    const refunds = 'Refunds are issued within 30 days of purchase. Customers must keep the receipt to get a refund.';
+    expect((await stack.api(key, 'POST', `/api/knowledge-bases/${kb.id}/documents`, { name: 'refunds.txt', content: refunds })).status).toBe(202);
+    await eventually(async () => (await stack.api(key, 'GET', `/api/knowledge-bases/${kb.id}/documents`)).body.items.every((d: any) => d.status === 'ready'), 'the document ingested');
+    const grounded = (await stack.api(key, 'POST', '/api/agents', { name: 'support', knowledge_base_ids: [kb.id] })).body;
+    const bare = (await stack.api(key, 'POST', '/api/agents', { name: 'bare' })).body;
+    const dataset = (await stack.api(key, 'POST', '/api/datasets', { name: 'policy questions' })).body;
+    await stack.api(key, 'POST', `/api/datasets/${dataset.id}/items`, [{ input: { q: 'What is the refund policy?' }, expected: '30 days' }]);
+    const scorers = [{ type: 'cites' }];
+    const [withKb, without] = await Promise.all([grounded, bare].map(async (agent) => (await stack.api(key, 'POST', '/api/evals', { dataset_id: dataset.id, agent_id: agent.id, scorers })).body));
+    expect((await ended(key, withKb.id)).summary.cites).toBe(1);
+    expect((await ended(key, without.id)).summary.cites).toBe(0);
+  });
+
+  it('an agent deleted mid-eval fails it (agent_not_found) and cancels what had not started', async () => {
+    const items = Array.from({ length: 40 }, (_, i) => ({ input: { q: `Tell me about the number ${i}` }, expected: String(i) }));
+    const { key, agent, dataset } = await setup(items);
+    const created = (await stack.api(key, 'POST', '/api/evals', { dataset_id: dataset.id, agent_id: agent.id, scorers: [{ type: 'contains' }], concurrency: 1 })).body;
+    await eventually(async () => (await stack.api(key, 'GET', `/api/evals/${created.id}`)).body.progress.done >= 1, 'one item done');
+    expect((await stack.api(key, 'DELETE', `/api/agents/${agent.id}`)).status).toBe(204);
+    const failed = await ended(key, created.id);
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'agent_not_found' } });
+    expect(failed.progress.done).toBeLessThan(40);
+    const list = await results(key, created.id);
+    expect(list.some((r) => r.status === 'cancelled')).toBe(true);
+    expect(list.every((r) => r.status !== 'pending' && r.status !== 'running')).toBe(true);
   });
 });
 

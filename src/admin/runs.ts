@@ -12,6 +12,8 @@ export interface RunFilters {
   mode?: RunMode;
   from?: Date;
   to?: Date;
+  /** DESIGN §24: the runs of one eval (runs_eval). */
+  eval_id?: string;
 }
 
 export interface UsageQuery {
@@ -68,6 +70,7 @@ export class RunReports {
     if (filters.status) query.where('status', filters.status);
     if (filters.user_id) query.where('user_id', filters.user_id);
     if (filters.mode) query.where('mode', filters.mode);
+    if (filters.eval_id) query.where('eval_id', filters.eval_id);
     if (filters.from) query.where('created_at', '>=', filters.from);
     if (filters.to) query.where('created_at', '<', filters.to);
     return paginate(query, page, adminView);

@@ -25,6 +25,8 @@ const RunsQuery = v.pipe(
     status: v.optional(v.picklist(RUN_STATUSES)),
     user_id: v.optional(uuidText),
     mode: v.optional(v.picklist(RUN_MODES)),
+    /** DESIGN §24: the runs of one eval's items. */
+    eval_id: v.optional(uuidText),
   }),
   v.forward(v.check((q) => beforeTo(q), 'from must be before to'), ['from']),
 );
@@ -69,7 +71,7 @@ export function adminRunRoutes(services: Services): Route[] {
       auth: ADMIN,
       responses: { 200: pageOf(AdminRunSchema) },
       query: RunsQuery,
-      handle: ({ query: { status, user_id, mode, from, to, ...page } }) => runReports.list({ status, user_id, mode, from, to }, page),
+      handle: ({ query: { status, user_id, mode, from, to, eval_id, ...page } }) => runReports.list({ status, user_id, mode, from, to, eval_id }, page),
     }),
     route({
       method: 'GET',

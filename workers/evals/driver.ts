@@ -72,6 +72,8 @@ export class EvalDriver {
           if (closing.aborted) return;
           if (!(err instanceof EvalStopped)) throw err;
           stopped ??= err;
+          // Its run never started: the item is cancelled with the eval's other unstarted ones.
+          await store.cancelItem(evalId, item.id);
         }
         item = undefined;
         adoptedItem = false;
