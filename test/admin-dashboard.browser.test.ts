@@ -31,7 +31,7 @@ describe('queue dashboard', () => {
     expect((await app.request('GET', '/admin/queues/api/queues', { token: memberKey })).status).toBe(403);
     const asAdmin = await app.request('GET', '/admin/queues/api/queues', { token: adminKey });
     expect(asAdmin.status).toBe(200);
-    expect(asAdmin.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['agent-runs', 'kb-ingest', 'webhook-deliveries']);
+    expect(asAdmin.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['agent-runs', 'evals', 'kb-ingest', 'webhook-deliveries']);
   });
 
   it('odd requests to the dashboard answer 4xx JSON, never 5xx; run jobs are read-only there', async () => {

@@ -234,7 +234,7 @@ describe('keys, runs, usage, queues', () => {
     expect((await as(admin.token).post(`/api/admin/runs/${randomUUID()}/cancel`)).status).toBe(404);
     const queues = await as(admin.token).get('/api/admin/queues');
     expect(queues.status).toBe(200);
-    expect(queues.body.queues.map((q: { name: string }) => q.name)).toEqual(['agent-runs', 'kb-ingest', 'webhook-deliveries']);
+    expect(queues.body.queues.map((q: { name: string }) => q.name)).toEqual(['agent-runs', 'kb-ingest', 'webhook-deliveries', 'evals']);
     expect(queues.body.queues[0]).toEqual({ name: 'agent-runs', waiting: expect.any(Number), active: 0, delayed: 0, failed: 0, completed: 0, paused: 0, is_paused: false, workers: 0 });
   });
 });

@@ -41,6 +41,8 @@ export interface DashboardDeps {
   runQueue: Queue;
   ingestQueue: Queue;
   webhookQueue: Queue;
+  /** DESIGN §24: evals' driver jobs. */
+  evalQueue: Queue;
 }
 
 /** The dashboard's mark (bull-board's own icons sit behind the session), so its sign-in page asks for no /favicon.ico. */
@@ -288,7 +290,7 @@ function boardMiddleware(deps: DashboardDeps): Middleware<AppState> {
   const adapter = new KoaAdapter();
   adapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({
-    queues: [new BullMQAdapter(deps.runQueue, { readOnlyMode: true }), new BullMQAdapter(deps.ingestQueue, { allowRetries: true }), new BullMQAdapter(deps.webhookQueue, { readOnlyMode: true })],
+    queues: [new BullMQAdapter(deps.runQueue, { readOnlyMode: true }), new BullMQAdapter(deps.ingestQueue, { allowRetries: true }), new BullMQAdapter(deps.webhookQueue, { readOnlyMode: true }), new BullMQAdapter(deps.evalQueue, { readOnlyMode: true })],
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'agent-platform queues' } },
   });
