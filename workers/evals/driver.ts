@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../src/logger.js';
 import type { RunService } from '../../src/runs/service.js';
@@ -18,6 +17,9 @@ const MISSING_STREAM_MS = 1000;
 /** Refused for the user's limits (active runs, a conversation's queue): tried again after this, doubling up to the cap. */
 const LIMITED_RETRY_MS = 250;
 const LIMITED_RETRY_CAP_MS = 10_000;
+
+/** A run being followed: enough to wait on its stream; its outcome once it is read again. */
+type FollowedRun = Pick<RunOutcomeRow, 'id' | 'conversation_id' | 'user_id' | 'status'>;
 
 const isFinal = (status: string) => (FINAL_RUN_STATUSES as readonly string[]).includes(status);
 
@@ -92,16 +94,20 @@ export class EvalDriver {
   /** One item: its run started (unless it already was), followed to its end, and scored. */
   private async runItem(row: EvalRow, item: TakenItem, adopted: boolean, log: Logger, closing: AbortSignal): Promise<void> {
     const { store } = this.deps;
-    let run = adopted ? await store.runOutcome(item.run_id) : undefined;
+    let run: FollowedRun | undefined = adopted ? await store.runOutcome(item.run_id) : undefined;
     if (!run) {
-      const refused = await this.start(row, item, closing);
-      if (refused) {
-        await store.finishItem(row.id, item.id, { status: 'failed', output: null, scores: zeroScores(row.scorers), passed: false, error: refused });
+      const started = await this.start(row, item, closing);
+      if ('cancelled' in started) {
+        await store.cancelItem(row.id, item.id);
         return;
       }
-      run = await store.runOutcome(item.run_id);
+      if ('refused' in started) {
+        await store.finishItem(row.id, item.id, { status: 'failed', output: null, scores: zeroScores(row.scorers), passed: false, error: started.refused });
+        return;
+      }
+      run = started.run;
     }
-    const ended = run && (await this.untilEnded(run, closing));
+    const ended = await this.untilEnded(run, closing);
     if (!ended) {
       await store.finishItem(row.id, item.id, { status: 'failed', output: null, scores: zeroScores(row.scorers), passed: false, error: { code: 'run_missing', message: 'The item’s run was not found' } });
       return;
@@ -128,41 +134,61 @@ export class EvalDriver {
    * try again; a spent budget or a deleted agent stops the eval; anything else the request is
    * refused for fails this item alone (its reason returned).
    */
-  private async start(row: EvalRow, item: TakenItem, closing: AbortSignal): Promise<{ code: string; message: string } | undefined> {
+  private async start(row: EvalRow, item: TakenItem, closing: AbortSignal): Promise<{ run: FollowedRun } | { refused: { code: string; message: string } } | { cancelled: true }> {
     const { runs, store } = this.deps;
     for (let delay = LIMITED_RETRY_MS; ; delay = Math.min(delay * 2, LIMITED_RETRY_CAP_MS)) {
       try {
-        await runs.start({ userId: row.user_id, mode: row.mode, query: item.input.q, imageIds: item.input.image_ids, agentId: row.agent_id, agentVersion: row.agent_version, evalId: row.id, runId: item.run_id, budgets: row.budgets });
+        const run = await runs.start({ userId: row.user_id, mode: row.mode, query: item.input.q, imageIds: item.input.image_ids, agentId: row.agent_id, agentVersion: row.agent_version, evalId: row.id, runId: item.run_id, budgets: row.budgets });
+        // A cancel that came while the run was being written could not reach it.
         if ((await store.get(row.id))?.status === 'cancelled') await runs.cancel(row.user_id, item.run_id).catch(() => undefined);
-        return undefined;
+        return { run };
       } catch (err) {
         if (err instanceof QuotaExceededError) throw new EvalStopped({ code: 'budget_spent', message: err.message });
         if (err instanceof NotFoundError && err.resource === 'Agent') throw new EvalStopped({ code: 'agent_not_found', message: 'The eval’s agent was deleted' });
         if (err instanceof RateLimitedError) {
-          if ((await store.get(row.id))?.status !== 'running') return { code: 'eval_cancelled', message: 'The eval was cancelled before this item started' };
+          if ((await store.get(row.id))?.status !== 'running') return { cancelled: true };
           await sleep(delay, undefined, { signal: closing });
           continue;
         }
-        if (err instanceof AppError) return { code: err.code, message: err.message };
+        if (err instanceof AppError) return { refused: { code: err.code, message: err.message } };
         throw err;
       }
     }
   }
 
   /** The run once it is final: waits on its stream's `done`, reading the row again now and then. */
-  private async untilEnded(run: RunOutcomeRow, closing: AbortSignal): Promise<RunOutcomeRow | undefined> {
+  private async untilEnded(run: FollowedRun, closing: AbortSignal): Promise<RunOutcomeRow | undefined> {
     const { relay, lease, store } = this.deps;
-    let current: RunOutcomeRow | undefined = run;
+    let current: FollowedRun | undefined = run;
     while (current && !isFinal(current.status)) {
       closing.throwIfAborted();
       const started = Date.now();
-      await Promise.race([untilDoneOrRequiresAction(relay, lease, current, REREAD_MS), once(closing, 'abort')]);
+      await unlessAborted(untilDoneOrRequiresAction(relay, lease, current, REREAD_MS), closing);
       closing.throwIfAborted();
       const answeredAtOnce = Date.now() - started < 5;
       current = await store.runOutcome(run.id);
       // No stream to wait on (or a run parked for a person) answers at once: the re-reads are paced.
       if (answeredAtOnce && current && !isFinal(current.status)) await sleep(MISSING_STREAM_MS, undefined, { signal: closing });
     }
-    return current;
+    return current as RunOutcomeRow | undefined;
   }
+}
+
+/** `promise`, or nothing once `signal` aborts (its listener removed either way, so waits do not pile listeners on it). */
+function unlessAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
