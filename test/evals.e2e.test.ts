@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startStack, type Stack } from './support/stack.js';
+import { startStack, type Proc, type Stack } from './support/stack.js';
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { TestGateway } from './support/gateway.js';
@@ -342,42 +342,53 @@ describe('refusals', () => {
   });
 });
 
-describe('a worker killed mid-eval', () => {
-  it('loses no item and scores none twice: another worker takes the driver over and follows the runs left running', async () => {
-    const crashing = await startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '40', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' } });
+describe('a worker gone mid-eval', () => {
+  /** An eval of 30 items on two workers; `stop` ends the worker whose driver holds it once it is under way. */
+  async function evalLosingItsDriver(stop: (driver: Proc) => Promise<unknown>) {
+    const stack2 = await startStack({ workers: 2, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '40', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' } });
     try {
-      const { key } = await crashing.user();
-      const agent = (await crashing.api(key, 'POST', '/api/agents', { name: 'calc' })).body;
-      const dataset = (await crashing.api(key, 'POST', '/api/datasets', { name: 'crash' })).body;
+      const { key } = await stack2.user();
+      const agent = (await stack2.api(key, 'POST', '/api/agents', { name: 'calc' })).body;
+      const dataset = (await stack2.api(key, 'POST', '/api/datasets', { name: 'crash' })).body;
       const items = Array.from({ length: 30 }, (_, i) => ({ input: { q: `What is ${i}+${i}?` }, expected: String(2 * i) }));
-      await crashing.api(key, 'POST', `/api/datasets/${dataset.id}/items`, items);
-      const created = (await crashing.api(key, 'POST', '/api/evals', { dataset_id: dataset.id, agent_id: agent.id, scorers: [{ type: 'numeric' }], concurrency: 3 })).body;
-      // The worker whose driver took the eval says so; it is the one killed, once the eval is under way.
+      await stack2.api(key, 'POST', `/api/datasets/${dataset.id}/items`, items);
+      const created = (await stack2.api(key, 'POST', '/api/evals', { dataset_id: dataset.id, agent_id: agent.id, scorers: [{ type: 'numeric' }], concurrency: 3 })).body;
+      // The worker whose driver took the eval says so.
       const driving = new RegExp(`"eval_id":"${created.id}"[^\\n]*"msg":"eval driven"`);
-      const driver = await Promise.any(crashing.workers.map((worker) => worker.waitFor(driving, 20_000).then(() => worker)));
-      await eventually(async () => (await crashing.api(key, 'GET', `/api/evals/${created.id}`)).body.progress.done >= 2, 'the eval under way');
-      driver.child.kill('SIGKILL');
-      await driver.exited;
-      const before = (await crashing.api(key, 'GET', `/api/evals/${created.id}`)).body;
+      const driver = await Promise.any(stack2.workers.map((worker) => worker.waitFor(driving, 20_000).then(() => worker)));
+      await eventually(async () => (await stack2.api(key, 'GET', `/api/evals/${created.id}`)).body.progress.done >= 2, 'the eval under way');
+      await stop(driver);
+      const before = (await stack2.api(key, 'GET', `/api/evals/${created.id}`)).body;
       expect(before.status).toBe('running');
       expect(before.progress.done).toBeLessThan(30);
       const done = await eventually(async () => {
-        const { body } = await crashing.api(key, 'GET', `/api/evals/${created.id}`);
+        const { body } = await stack2.api(key, 'GET', `/api/evals/${created.id}`);
         return ['succeeded', 'failed', 'cancelled'].includes(body.status) && body;
       }, 'the eval to end on the other worker', { timeoutMs: 60_000 });
       expect(done).toMatchObject({ status: 'succeeded', progress: { done: 30, total: 30 } });
-      const rows = await crashing.knex('eval_items').where({ eval_id: created.id }).select('status', 'run_id', 'scores');
+      expect(done.summary.numeric).toBe(1);
+      const rows = await stack2.knex('eval_items').where({ eval_id: created.id }).select('status', 'run_id', 'scores');
       expect(rows.filter((r) => r.status === 'scored' || r.status === 'failed')).toHaveLength(30);
       expect(rows.every((r) => r.scores !== null)).toBe(true);
-      // One run per item, each named by its item: no item ran twice.
-      const runs = await crashing.knex('runs').where({ eval_id: created.id }).select('id', 'status');
+      // One run per item, each named by its item: no item ran twice, none was lost.
+      const runs = await stack2.knex('runs').where({ eval_id: created.id }).select('id', 'status');
       expect(runs).toHaveLength(30);
       expect(new Set(rows.map((r) => r.run_id))).toEqual(new Set(runs.map((r) => r.id)));
       expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
-      expect(done.summary.numeric).toBe(1);
     } finally {
-      await crashing.stop();
+      await stack2.stop();
     }
+  }
+
+  it('killed (SIGKILL): another worker takes the driver over once its lock lapses, follows the runs left running; no item lost or scored twice', async () => {
+    await evalLosingItsDriver(async (driver) => {
+      driver.child.kill('SIGKILL');
+      await driver.exited;
+    });
+  }, 90_000);
+
+  it('stopped (SIGTERM): the driver hands the eval back at once and exits; the other worker finishes it', async () => {
+    await evalLosingItsDriver(async (driver) => expect(await driver.stop('SIGTERM')).toBe(0));
   }, 90_000);
 });
 
