@@ -97,6 +97,7 @@ const EnvSchema = v.object({
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
   DATASET_MAX_ITEMS: v.optional(intFrom(1, 1_000_000), '10000'),
+  DATASETS_PER_USER: v.optional(intFrom(1, 1_000_000), '1000'),
   DATASET_UPLOAD_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
   EVALS_ACTIVE_PER_USER: v.optional(intFrom(1, 10_000), '10'),
   EVAL_DRIVERS_PER_WORKER: v.optional(intFrom(1, 1000), '16'),
@@ -256,8 +257,8 @@ export interface Config {
   /** Token budgets' reservations of model calls in flight (DESIGN §21). */
   budgets: { reserveCompletionTokens: number; reservationTtlMs: number };
   schedules: { minIntervalSeconds: number; perUser: number };
-  /** DESIGN §24: items per dataset, the largest items upload, evals queued or running per user, and evals one worker process drives at once. */
-  evals: { maxItems: number; uploadMaxBytes: number; activePerUser: number; driversPerWorker: number };
+  /** DESIGN §24: items per dataset, datasets per user, the largest items upload, evals queued or running per user, and evals one worker process drives at once. */
+  evals: { maxItems: number; perUser: number; uploadMaxBytes: number; activePerUser: number; driversPerWorker: number };
   /** DESIGN §20: conversations idle (not updated) this many days are deleted by the workers' retention job; null: kept for ever. */
   conversations: { retentionDays: number | null };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
@@ -402,7 +403,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     budgets: { reserveCompletionTokens: e.BUDGET_RESERVE_COMPLETION_TOKENS, reservationTtlMs: e.BUDGET_RESERVATION_TTL_S * 1000 },
     schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_S, perUser: e.SCHEDULES_PER_USER },
-    evals: { maxItems: e.DATASET_MAX_ITEMS, uploadMaxBytes: e.DATASET_UPLOAD_MAX_BYTES, activePerUser: e.EVALS_ACTIVE_PER_USER, driversPerWorker: e.EVAL_DRIVERS_PER_WORKER },
+    evals: { maxItems: e.DATASET_MAX_ITEMS, perUser: e.DATASETS_PER_USER, uploadMaxBytes: e.DATASET_UPLOAD_MAX_BYTES, activePerUser: e.EVALS_ACTIVE_PER_USER, driversPerWorker: e.EVAL_DRIVERS_PER_WORKER },
     conversations: { retentionDays: e.CONVERSATION_RETENTION_DAYS ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     files: {

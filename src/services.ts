@@ -138,7 +138,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const metricQueueStats = new QueueStats(queues, METRICS_QUEUE_TTL_MS);
   metrics.watch({ openStreams: () => openStreams.size, queueCounts: () => metricQueueStats.counts() });
   // DESIGN §24: datasets, and evals driven by the workers' eval queue.
-  const datasets = new DatasetService(knex, { maxItems: clients.config.evals.maxItems });
+  const datasets = new DatasetService(knex, { maxItems: clients.config.evals.maxItems, perUser: clients.config.evals.perUser });
   const evals = new EvalService(knex, evalQueue, (userId, runId) => runs.cancel(userId, runId), { activePerUser: clients.config.evals.activePerUser, gateway: Boolean(clients.config.model.gateway.url) });
   return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue };
 }

@@ -15,7 +15,7 @@ let stack: Stack;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   receiver = await WebhookReceiver.start();
-  stack = await startStack({ workers: 1, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '2', DATASET_MAX_ITEMS: '40', EVALS_ACTIVE_PER_USER: '3' } });
+  stack = await startStack({ workers: 1, env: { LOCAL_MODEL_TOKEN_DELAY_MS: '2', DATASET_MAX_ITEMS: '40', DATASETS_PER_USER: '4', EVALS_ACTIVE_PER_USER: '3' } });
 });
 afterAll(async () => {
   await stack.stop();
@@ -112,6 +112,16 @@ describe('datasets', () => {
     expect(full.body).toMatchObject({ error: 'dataset_full' });
     expect(full.body.message).toContain('DATASET_MAX_ITEMS');
     expect((await stack.api(key, 'GET', `/api/datasets/${dataset.id}`)).body.item_count).toBe(3);
+  });
+
+  it('a user holds at most DATASETS_PER_USER datasets, also when creates race (409 dataset_limit naming it)', async () => {
+    const { key } = await stack.user();
+    const answers = await Promise.all(Array.from({ length: 7 }, (_, i) => stack.api(key, 'POST', '/api/datasets', { name: `set ${i}` })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(4);
+    const refused = answers.filter((a) => a.status === 409);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]!.body).toMatchObject({ error: 'dataset_limit', message: expect.stringContaining('DATASETS_PER_USER') });
+    expect((await stack.api(key, 'GET', '/api/datasets')).body.total).toBe(4);
   });
 
   it("another user's dataset and its items answer 404", async () => {

@@ -28,12 +28,20 @@ const json = (value: unknown) => (value === undefined || value === null ? null :
 export class DatasetService {
   constructor(
     private readonly knex: Knex,
-    private readonly limits: { maxItems: number },
+    private readonly limits: { maxItems: number; perUser: number },
   ) {}
 
+  /** A new dataset; at most DATASETS_PER_USER (creates racing at the limit are counted under a per-user lock). */
   async create(userId: string, input: { name: string; description?: string }): Promise<DatasetRecord> {
-    const [row] = await this.knex('datasets').insert({ user_id: userId, name: input.name, description: input.description ?? '' }).returning(DATASET_COLUMNS);
-    return presentDataset(row);
+    return this.knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 24))', [`datasets:${userId}`]);
+      const counted = await trx('datasets').where({ user_id: userId }).count({ n: '*' }).first();
+      if (Number(counted?.n ?? 0) >= this.limits.perUser) {
+        throw new ConflictError('dataset_limit', `You already have ${this.limits.perUser} datasets (DATASETS_PER_USER); delete one to make room`);
+      }
+      const [row] = await trx('datasets').insert({ user_id: userId, name: input.name, description: input.description ?? '' }).returning(DATASET_COLUMNS);
+      return presentDataset(row);
+    });
   }
 
   async list(userId: string, page: Pagination): Promise<Page<DatasetRecord>> {

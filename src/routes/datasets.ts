@@ -36,6 +36,7 @@ export function datasetRoutes({ datasets, config }: Services): Route[] {
       summary: 'Create a dataset (add its items with POST /api/datasets/{id}/items)',
       auth: { scope: 'chat', writes: true },
       responses: { 201: DatasetRecordSchema },
+      errors: [409],
       body: CreateBody,
       status: 201,
       handle: ({ principal, body }) => datasets.create(principal.user.id, body),
