@@ -40,7 +40,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
                   </dd>
                 </div>
               </dl>
-              <p class="row">
+              <p class="eval-swap">
                 <a href={`#/evals/compare/${b}/${a}`}>Swap A and B</a>
               </p>
             </div>
