@@ -226,4 +226,42 @@ describe.skipIf(!chromiumInstalled)('the Evals screen', () => {
     expectSelfContained(stack.url, requested, logged.filter((line) => !refusals.includes(line)));
     await page.close();
   });
+
+  it("deletes an item, and cancels an eval while it runs: Cancel shows only then, and it stops with items left", { timeout: 180_000 }, async () => {
+    const user = await stack.user();
+    const agentId: string = (await stack.api(user.key, 'POST', '/api/agents', { name: 'Counter' })).body.id;
+    const datasetId: string = (await stack.api(user.key, 'POST', '/api/datasets', { name: 'Forty sums' })).body.id;
+    const many = Array.from({ length: 41 }, (_, i) => ({ input: { q: `What is ${i}+1?` }, expected: String(i + 1) }));
+    expect((await stack.api(user.key, 'POST', `/api/datasets/${datasetId}/items`, many)).body.item_count).toBe(41);
+
+    const { page, logged, requested } = await openConsole(browser.context, stack.url);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await signIn(page, user);
+    await showScreen(page, `/evals/datasets/${datasetId}`, 'Dataset: Forty sums');
+    const first = page.getByRole('table', { name: "This dataset's items, in the order they were added" }).locator('tbody tr').first();
+    expect(await first.textContent()).toContain('What is 0+1?');
+    await first.getByRole('button', { name: 'Delete' }).click();
+    await first.getByRole('button', { name: 'Yes, delete' }).click();
+    await expect.poll(() => page.getByTestId('item-count').textContent()).toBe('40');
+    expect((await stack.api(user.key, 'GET', `/api/datasets/${datasetId}`)).body.item_count).toBe(40);
+
+    await page.getByRole('link', { name: 'New eval of this dataset' }).click();
+    await page.getByRole('heading', { level: 1, name: 'New eval' }).waitFor();
+    await page.getByLabel('Agent', { exact: true }).selectOption(agentId);
+    await page.getByLabel('Concurrency').fill('1');
+    await page.getByRole('button', { name: 'Start eval' }).click();
+    await page.waitForFunction(() => /^#\/evals\/[0-9a-f-]{36}$/.test(location.hash));
+    const id = evalIdOf(page)!;
+    await page.getByRole('button', { name: 'Cancel eval' }).click();
+    expect(await finalStatus(page)).toBe('cancelled');
+    const record = (await stack.api(user.key, 'GET', `/api/evals/${id}`)).body;
+    expect(record.status).toBe('cancelled');
+    expect(record.progress.total).toBe(40);
+    expect(record.progress.done).toBeLessThan(40);
+    expect(await page.getByTestId('progress-text').textContent()).toMatch(/^\d+\/40$/);
+    expect(await page.getByRole('button', { name: 'Cancel eval' }).count()).toBe(0);
+    await shot(page, 'eval-cancelled');
+    expectSelfContained(stack.url, requested, logged);
+    await page.close();
+  });
 });

@@ -21,6 +21,10 @@ export function DatasetPage({ id }: { id: string }) {
     await must(api.DELETE('/api/datasets/{id}', { params: { path: { id } } }));
     navigate('/evals/datasets');
   });
+  const removeItem = async (itemId: string) => {
+    await must(api.DELETE('/api/datasets/{id}/items/{itemId}', { params: { path: { id, itemId } } }));
+    uploaded();
+  };
   const uploaded = () => {
     dataset.reload();
     items.reload();
@@ -69,6 +73,10 @@ export function DatasetPage({ id }: { id: string }) {
                     {
                       header: 'Metadata',
                       cell: (item) => (Object.keys(item.metadata).length ? <code class="small">{JSON.stringify(item.metadata)}</code> : <span class="muted">—</span>),
+                    },
+                    {
+                      header: 'Remove',
+                      cell: (item) => <ConfirmButton label="Delete" confirmLabel="Yes, delete" question="Delete this item? Evals already made keep their copy." onConfirm={() => removeItem(item.id)} />,
                     },
                   ]}
                 />
