@@ -261,6 +261,13 @@ describe.skipIf(!chromiumInstalled)('the Evals screen', () => {
     expect(await page.getByTestId('progress-text').textContent()).toMatch(/^\d+\/40$/);
     expect(await page.getByRole('button', { name: 'Cancel eval' }).count()).toBe(0);
     await shot(page, 'eval-cancelled');
+    // 40 results are two pages: the pager pages through them, at a phone's width too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('navigation', { name: 'Pages of results' }).getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('navigation', { name: 'Pages of results' }).getByText('Page 2 of 2 (40 items)').waitFor();
+    await page.getByRole('table', { name: "Each item's answer and scores, in dataset order" }).getByText('What is 40+1?').waitFor();
+    await expectNoSidewaysScroll(page, 'a cancelled eval, page 2 of its results');
+    await shot(page, 'eval-cancelled');
     expectSelfContained(stack.url, requested, logged);
     await page.close();
   });
