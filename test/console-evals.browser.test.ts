@@ -99,6 +99,7 @@ describe.skipIf(!chromiumInstalled)('the Evals screen', () => {
     const refusal = page.getByRole('alert').filter({ hasText: 'The file was refused' });
     await refusal.waitFor();
     expect(await refusal.textContent()).toMatch(/Item 2, input/);
+    await shot(page, 'upload-refused');
     expect((await stack.api(user.key, 'GET', `/api/datasets/${datasetId}`)).body.item_count).toBe(0);
 
     // The JSONL of three items.
@@ -124,6 +125,7 @@ describe.skipIf(!chromiumInstalled)('the Evals screen', () => {
     const invalid = page.getByRole('alert').filter({ hasText: 'Scorer 1' });
     await invalid.waitFor();
     expect(await invalid.textContent()).toMatch(/not a valid regular expression/);
+    await shot(page, 'new-eval-refused');
     await page.getByLabel('Scorer 1 type').selectOption('contains');
     await page.getByRole('button', { name: 'Start eval' }).click();
     await page.waitForFunction(() => /^#\/evals\/[0-9a-f-]{36}$/.test(location.hash));

@@ -33,7 +33,7 @@ export function DatasetPage({ id }: { id: string }) {
     <Screen title={dataset.data ? `Dataset: ${dataset.data.name}` : 'Dataset'} actions={<EvalsTabs current="datasets" />}>
       <LoadedView loaded={dataset}>
         {(data) => (
-          <div class="panel">
+          <div class="panel evals-panel">
             {data.description && <p>{data.description}</p>}
             <dl class="facts">
               <dt>Items</dt>
@@ -43,7 +43,7 @@ export function DatasetPage({ id }: { id: string }) {
                 <When at={data.created_at} />
               </dd>
             </dl>
-            <div class="row actions-row">
+            <div class="row actions-row evals-actions">
               <a class="button-link" href={`#/evals/new/${id}`}>
                 New eval of this dataset
               </a>
@@ -107,7 +107,7 @@ function ItemsUpload({ datasetId, onUploaded }: { datasetId: string; onUploaded:
   });
   return (
     <form
-      class="panel"
+      class="panel evals-panel"
       aria-labelledby="items-upload-title"
       onSubmit={(event) => {
         event.preventDefault();

@@ -62,7 +62,7 @@ function CreateDataset() {
   });
   return (
     <form
-      class="panel"
+      class="panel evals-panel"
       aria-labelledby="new-dataset-title"
       onSubmit={(event) => {
         event.preventDefault();
