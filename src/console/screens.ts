@@ -18,6 +18,7 @@ export const SCREENS: ScreenEntry[] = [
   { path: '/knowledge', label: 'Knowledge bases', load: () => import('./screens/knowledge') },
   { path: '/connectors', label: 'Connectors', load: () => import('./screens/connectors') },
   { path: '/schedules', label: 'Schedules', load: () => import('./screens/schedules') },
+  { path: '/evals', label: 'Evals', load: () => import('./screens/evals') },
   { path: '/keys', label: 'API keys', load: () => import('./screens/keys') },
   { path: '/webhooks', label: 'Webhooks', load: () => import('./screens/webhooks') },
   { path: '/runs', label: 'Run', linkedOnly: true, load: () => import('./screens/runs') },

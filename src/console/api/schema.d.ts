@@ -659,6 +659,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your datasets, newest first
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiDatasets"];
+        put?: never;
+        /**
+         * Create a dataset (add its items with POST /api/datasets/{id}/items)
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        post: operations["postApiDatasets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a dataset
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiDatasetsId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a dataset and its items; evals of it keep their copies and results
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        delete: operations["deleteApiDatasetsId"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a dataset or change its description
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        patch: operations["patchApiDatasetsId"];
+        trace?: never;
+    };
+    "/api/datasets/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A dataset's items, in the order they were added
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiDatasetsIdItems"];
+        put?: never;
+        /**
+         * Add items: a JSON list (or {items}), JSONL (application/x-ndjson) or CSV (text/csv: q, expected, image_ids, other columns as metadata), or one such file as multipart; all or none
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        post: operations["postApiDatasetsIdItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one item
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiDatasetsIdItemsItemId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an item
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        delete: operations["deleteApiDatasetsIdItemsItemId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an item's input, expected answer or metadata (evals already made keep their copy)
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        patch: operations["patchApiDatasetsIdItemsItemId"];
+        trace?: never;
+    };
+    "/api/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your evals, newest first (filter by dataset_id or agent_id)
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiEvals"];
+        put?: never;
+        /**
+         * Run an agent's version over a dataset and score each answer; 202 at once, follow its progress with GET
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        post: operations["postApiEvals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an eval: status, progress, each scorer's mean so far
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiEvalsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an eval: no item starts after this, and the runs of running items are cancelled
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        post: operations["postApiEvalsIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Per item, in dataset order: its run, the answer, each score (0..1) and whether it passed
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiEvalsIdResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evals/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Two evals of the same dataset side by side: each scorer’s means, and per item a’s wins, losses and ties against b
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiEvalsCompare"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/files": {
         parameters: {
             query?: never;
@@ -1803,6 +2011,8 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
+            /** @description The eval whose dataset item this run answers (DESIGN §24); null for other runs */
+            eval_id: string | null;
             finish_reason: ("stop" | "length" | "content_filter") | null;
             finished_at: string | null;
             /** Format: uuid */
@@ -2101,7 +2311,7 @@ export interface components {
             created_at: string;
             description: string;
             disabled_reason: string | null;
-            events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
+            events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed")[];
             /** Format: uuid */
             id: string;
             is_active: boolean;
@@ -2113,8 +2323,9 @@ export interface components {
             attempts: number;
             /** Format: date-time */
             created_at: string;
+            eval_id: string | null;
             /** @enum {string} */
-            event: "run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action";
+            event: "run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed";
             /** Format: uuid */
             id: string;
             last_error: string | null;
@@ -2925,6 +3136,8 @@ export interface operations {
                                 code: string;
                                 message: string;
                             } | null;
+                            /** @description The eval whose dataset item this run answers (DESIGN §24); null for other runs */
+                            eval_id: string | null;
                             finish_reason: ("stop" | "length" | "content_filter") | null;
                             finished_at: string | null;
                             /** Format: uuid */
@@ -3014,6 +3227,8 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
+                        /** @description The eval whose dataset item this run answers (DESIGN §24); null for other runs */
+                        eval_id: string | null;
                         finish_reason: ("stop" | "length" | "content_filter") | null;
                         finished_at: string | null;
                         /** Format: uuid */
@@ -4578,6 +4793,1208 @@ export interface operations {
             404: components["responses"]["404"];
             409: components["responses"]["409"];
             413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiDatasets: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            item_count: number;
+                            name: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiDatasets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        /** Format: uuid */
+                        id: string;
+                        item_count: number;
+                        name: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiDatasetsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        /** Format: uuid */
+                        id: string;
+                        item_count: number;
+                        name: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    deleteApiDatasetsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    patchApiDatasetsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        /** Format: uuid */
+                        id: string;
+                        item_count: number;
+                        name: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiDatasetsIdItems: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            dataset_id: string;
+                            expected: unknown | null;
+                            /** Format: uuid */
+                            id: string;
+                            input: {
+                                image_ids?: string[];
+                                q: string;
+                            };
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiDatasetsIdItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expected?: unknown | null;
+                    input: {
+                        image_ids?: (string | string[]) | null;
+                        q: string;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                }[] | {
+                    items: {
+                        expected?: unknown | null;
+                        input: {
+                            image_ids?: (string | string[]) | null;
+                            q: string;
+                        };
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                    }[];
+                };
+                "multipart/form-data": {
+                    file: string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: number;
+                        item_count: number;
+                        items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            dataset_id: string;
+                            expected: unknown | null;
+                            /** Format: uuid */
+                            id: string;
+                            input: {
+                                image_ids?: string[];
+                                q: string;
+                            };
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiDatasetsIdItemsItemId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        dataset_id: string;
+                        expected: unknown | null;
+                        /** Format: uuid */
+                        id: string;
+                        input: {
+                            image_ids?: string[];
+                            q: string;
+                        };
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    deleteApiDatasetsIdItemsItemId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    patchApiDatasetsIdItemsItemId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    expected?: unknown | null;
+                    input?: {
+                        image_ids?: (string | string[]) | null;
+                        q: string;
+                    };
+                    metadata?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        dataset_id: string;
+                        expected: unknown | null;
+                        /** Format: uuid */
+                        id: string;
+                        input: {
+                            image_ids?: string[];
+                            q: string;
+                        };
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiEvals: {
+        parameters: {
+            query?: {
+                agent_id?: string;
+                dataset_id?: string;
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            agent_id: string;
+                            agent_version: number;
+                            concurrency: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            dataset_id: string;
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            finished_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            mode: "react" | "dag";
+                            pass_rate: number | null;
+                            /** @description Items finished (scored, or failed to run) of all; `failed` of them could not be run or their run failed */
+                            progress: {
+                                done: number;
+                                failed: number;
+                                total: number;
+                            };
+                            scorers: ({
+                                ignore_case?: boolean;
+                                name?: string;
+                                threshold?: number;
+                                /** @constant */
+                                type: "exact";
+                            } | {
+                                ignore_case?: boolean;
+                                name?: string;
+                                threshold?: number;
+                                /** @constant */
+                                type: "contains";
+                            } | {
+                                flags?: string;
+                                name?: string;
+                                pattern?: string;
+                                threshold?: number;
+                                /** @constant */
+                                type: "regex";
+                            } | {
+                                name?: string;
+                                relative?: boolean;
+                                threshold?: number;
+                                tolerance?: number;
+                                /** @constant */
+                                type: "numeric";
+                            } | {
+                                name?: string;
+                                schema: unknown | null;
+                                threshold?: number;
+                                /** @constant */
+                                type: "json_schema";
+                            } | {
+                                min?: number;
+                                name?: string;
+                                threshold?: number;
+                                /** @constant */
+                                type: "cites";
+                            } | {
+                                model: string;
+                                name?: string;
+                                rubric: string;
+                                threshold?: number;
+                                /** @constant */
+                                type: "llm_judge";
+                            })[];
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            /** @description Each scorer's mean score (0..1) over the items done; null before any */
+                            summary: {
+                                [key: string]: number | null;
+                            };
+                        }[];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiEvals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    agent_id: string;
+                    agent_version?: number;
+                    /** @default 4 */
+                    concurrency?: number;
+                    /** Format: uuid */
+                    dataset_id: string;
+                    /**
+                     * @default react
+                     * @enum {string}
+                     */
+                    mode?: "react" | "dag";
+                    scorers: ({
+                        ignore_case?: boolean;
+                        name?: string;
+                        threshold?: number;
+                        /** @constant */
+                        type: "exact";
+                    } | {
+                        ignore_case?: boolean;
+                        name?: string;
+                        threshold?: number;
+                        /** @constant */
+                        type: "contains";
+                    } | {
+                        flags?: string;
+                        name?: string;
+                        pattern?: string;
+                        threshold?: number;
+                        /** @constant */
+                        type: "regex";
+                    } | {
+                        name?: string;
+                        relative?: boolean;
+                        threshold?: number;
+                        tolerance?: number;
+                        /** @constant */
+                        type: "numeric";
+                    } | {
+                        name?: string;
+                        schema: unknown | null;
+                        threshold?: number;
+                        /** @constant */
+                        type: "json_schema";
+                    } | {
+                        min?: number;
+                        name?: string;
+                        threshold?: number;
+                        /** @constant */
+                        type: "cites";
+                    } | {
+                        model: string;
+                        name?: string;
+                        rubric: string;
+                        threshold?: number;
+                        /** @constant */
+                        type: "llm_judge";
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description The eval: GET it for its progress and summary */
+                    Location: string;
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agent_id: string;
+                        agent_version: number;
+                        concurrency: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        dataset_id: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        finished_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        mode: "react" | "dag";
+                        pass_rate: number | null;
+                        /** @description Items finished (scored, or failed to run) of all; `failed` of them could not be run or their run failed */
+                        progress: {
+                            done: number;
+                            failed: number;
+                            total: number;
+                        };
+                        scorers: ({
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "exact";
+                        } | {
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "contains";
+                        } | {
+                            flags?: string;
+                            name?: string;
+                            pattern?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "regex";
+                        } | {
+                            name?: string;
+                            relative?: boolean;
+                            threshold?: number;
+                            tolerance?: number;
+                            /** @constant */
+                            type: "numeric";
+                        } | {
+                            name?: string;
+                            schema: unknown | null;
+                            threshold?: number;
+                            /** @constant */
+                            type: "json_schema";
+                        } | {
+                            min?: number;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "cites";
+                        } | {
+                            model: string;
+                            name?: string;
+                            rubric: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "llm_judge";
+                        })[];
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** @description Each scorer's mean score (0..1) over the items done; null before any */
+                        summary: {
+                            [key: string]: number | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiEvalsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agent_id: string;
+                        agent_version: number;
+                        concurrency: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        dataset_id: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        finished_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        mode: "react" | "dag";
+                        pass_rate: number | null;
+                        /** @description Items finished (scored, or failed to run) of all; `failed` of them could not be run or their run failed */
+                        progress: {
+                            done: number;
+                            failed: number;
+                            total: number;
+                        };
+                        scorers: ({
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "exact";
+                        } | {
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "contains";
+                        } | {
+                            flags?: string;
+                            name?: string;
+                            pattern?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "regex";
+                        } | {
+                            name?: string;
+                            relative?: boolean;
+                            threshold?: number;
+                            tolerance?: number;
+                            /** @constant */
+                            type: "numeric";
+                        } | {
+                            name?: string;
+                            schema: unknown | null;
+                            threshold?: number;
+                            /** @constant */
+                            type: "json_schema";
+                        } | {
+                            min?: number;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "cites";
+                        } | {
+                            model: string;
+                            name?: string;
+                            rubric: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "llm_judge";
+                        })[];
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** @description Each scorer's mean score (0..1) over the items done; null before any */
+                        summary: {
+                            [key: string]: number | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiEvalsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agent_id: string;
+                        agent_version: number;
+                        concurrency: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        dataset_id: string;
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        finished_at: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        mode: "react" | "dag";
+                        pass_rate: number | null;
+                        /** @description Items finished (scored, or failed to run) of all; `failed` of them could not be run or their run failed */
+                        progress: {
+                            done: number;
+                            failed: number;
+                            total: number;
+                        };
+                        scorers: ({
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "exact";
+                        } | {
+                            ignore_case?: boolean;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "contains";
+                        } | {
+                            flags?: string;
+                            name?: string;
+                            pattern?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "regex";
+                        } | {
+                            name?: string;
+                            relative?: boolean;
+                            threshold?: number;
+                            tolerance?: number;
+                            /** @constant */
+                            type: "numeric";
+                        } | {
+                            name?: string;
+                            schema: unknown | null;
+                            threshold?: number;
+                            /** @constant */
+                            type: "json_schema";
+                        } | {
+                            min?: number;
+                            name?: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "cites";
+                        } | {
+                            model: string;
+                            name?: string;
+                            rubric: string;
+                            threshold?: number;
+                            /** @constant */
+                            type: "llm_judge";
+                        })[];
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /** @description Each scorer's mean score (0..1) over the items done; null before any */
+                        summary: {
+                            [key: string]: number | null;
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiEvalsIdResults: {
+        parameters: {
+            query?: {
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            error: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            expected: unknown | null;
+                            input: {
+                                image_ids?: string[];
+                                q: string;
+                            };
+                            /** Format: uuid */
+                            item_id: string;
+                            output: string | null;
+                            passed: boolean | null;
+                            run_id: string | null;
+                            scores: {
+                                [key: string]: number;
+                            } | null;
+                            /** @enum {string} */
+                            status: "pending" | "running" | "scored" | "failed" | "cancelled";
+                        }[];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiEvalsCompare: {
+        parameters: {
+            query: {
+                a: string;
+                b: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        a: {
+                            /** Format: uuid */
+                            agent_id: string;
+                            agent_version: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            summary: {
+                                [key: string]: number | null;
+                            };
+                        };
+                        b: {
+                            /** Format: uuid */
+                            agent_id: string;
+                            agent_version: number;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            summary: {
+                                [key: string]: number | null;
+                            };
+                        };
+                        /** Format: uuid */
+                        dataset_id: string;
+                        items: {
+                            compared: number;
+                            losses: number;
+                            ties: number;
+                            wins: number;
+                        };
+                        scorers: {
+                            [key: string]: {
+                                a: number | null;
+                                b: number | null;
+                                losses: number;
+                                ties: number;
+                                wins: number;
+                            };
+                        };
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
@@ -6181,7 +7598,7 @@ export interface operations {
                 "application/json": {
                     /** @default  */
                     description?: string;
-                    events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
+                    events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed")[];
                     /** @default true */
                     is_active?: boolean;
                     url: string;
@@ -6207,7 +7624,7 @@ export interface operations {
                         created_at: string;
                         description: string;
                         disabled_reason: string | null;
-                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
+                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed")[];
                         /** Format: uuid */
                         id: string;
                         is_active: boolean;
@@ -6310,7 +7727,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string;
-                    events?: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
+                    events?: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed")[];
                     is_active?: boolean;
                     url?: string;
                 };
@@ -6453,7 +7870,7 @@ export interface operations {
                         created_at: string;
                         description: string;
                         disabled_reason: string | null;
-                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action")[];
+                        events: ("run.succeeded" | "run.failed" | "run.cancelled" | "run.interrupted" | "run.waiting" | "run.requires_action" | "eval.succeeded" | "eval.failed")[];
                         /** Format: uuid */
                         id: string;
                         is_active: boolean;

@@ -1,6 +1,6 @@
 import { Check } from '../account/parts';
 
-export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting', 'run.requires_action'] as const;
+export const WEBHOOK_EVENTS = ['run.succeeded', 'run.failed', 'run.cancelled', 'run.interrupted', 'run.waiting', 'run.requires_action', 'eval.succeeded', 'eval.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const DEFAULT_EVENTS: WebhookEvent[] = ['run.succeeded', 'run.failed', 'run.cancelled'];
 
