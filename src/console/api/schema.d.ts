@@ -2402,7 +2402,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit" | "not_requires_action" | "tool_output_not_pending";
+                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit" | "not_requires_action" | "tool_output_not_pending" | "dataset_full" | "dataset_limit" | "eval_final";
                     message: string;
                 };
             };
@@ -3092,6 +3092,7 @@ export interface operations {
     getApiAdminRuns: {
         parameters: {
             query?: {
+                eval_id?: string;
                 from?: string;
                 mode?: "react" | "dag";
                 page?: number;
@@ -4893,6 +4894,7 @@ export interface operations {
             };
             401: components["responses"]["401"];
             403: components["responses"]["403"];
+            409: components["responses"]["409"];
             413: components["responses"]["413"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
@@ -5995,6 +5997,7 @@ export interface operations {
             };
             401: components["responses"]["401"];
             403: components["responses"]["403"];
+            404: components["responses"]["404"];
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
