@@ -307,7 +307,7 @@ describe('refusals', () => {
       [{ ...base, concurrency: 0 }, 'greater than or equal to 1'],
       [{ ...base, concurrency: 21 }, 'less than or equal to 20'],
       [{ ...base, concurrency: 2.5 }, 'concurrency'],
-      [{ ...base, scorers: [{ type: 'regex', pattern: '(unclosed' }] }, 'not a valid regular expression'],
+      [{ ...base, scorers: [{ type: 'regex', pattern: '(unclosed' }] }, '"loc":["body","scorers",0,"pattern"],"msg":"Value error, pattern is not a valid regular expression"'],
       [{ ...base, scorers: [{ type: 'contains' }, { type: 'contains' }] }, 'same name'],
       [{ ...base, scorers: [{ type: 'numeric', tolerance: -1 }] }, 'tolerance'],
       [{ ...base, scorers: [{ type: 'json_schema' }] }, 'schema'],

@@ -37,7 +37,10 @@ const regexScorer = v.pipe(
     pattern: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(REGEX_MAX_CHARS))),
     flags: v.optional(v.pipe(v.string(), v.regex(/^[imsu]{0,4}$/, 'flags are some of i, m, s, u'))),
   }),
-  v.check((s) => s.pattern === undefined || compiles(s.pattern, s.flags), 'pattern is not a valid regular expression'),
+  v.forward(
+    v.check((s) => s.pattern === undefined || compiles(s.pattern, s.flags), 'pattern is not a valid regular expression'),
+    ['pattern'],
+  ),
 );
 
 export const scorerSchema = v.variant(
