@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchEnvironment, percentile, round, seededRandom, spawnProcess, stop } from './support.js';
+import { meterCpu, type CpuReading } from './cpu.js';
 import { scoreAnswer, type Answer, type Judge } from '../workers/evals/scoring.js';
 import type { Scorer } from '../src/evals/scorers.js';
 
@@ -13,7 +14,8 @@ import type { Scorer } from '../src/evals/scorers.js';
  * then GET ?wait=60 until final, then the next): runs/s from the first POST to the last final. Eval:
  * a dataset of ITEMS questions of the same kind, at concurrency 20, scorers contains + numeric +
  * llm_judge(local): items/s from POST /api/evals to `succeeded` (GET every 100 ms). Two rounds,
- * plain, eval, eval, plain, so warm-up falls on both alike. Target eval / plain ≥ 0.9.
+ * plain, eval, eval, plain (BENCH_EVAL_ROUNDS=4: eight rounds,
+ * ABBA BAAB), so warm-up falls on both alike; web, worker and Postgres CPU per item beside each. Target eval / plain ≥ 0.9.
  *
  * Part 2, scoring cost: `scoreAnswer` in process over realistic answers, µs per item per scorer type
  * and for all seven at once; and the eval's end-to-end overhead per item from part 1.
@@ -31,11 +33,15 @@ const CONCURRENCY = 20;
 const PORT = 3981;
 const CRASH_PORT = 3982;
 const POLL_MS = 100;
+/** Runs slow enough (about 2 s each) that worker B is up and ~30% is done while the eval is far from over. */
+const CRASH_TOKEN_DELAY_MS = 200;
 const JOB_LOCK_MS = 2000;
 const STALLED_INTERVAL_MS = 1000;
 /** The other run benches' token delay: the platform's own cost is what is measured, not the model's pace. */
 const TOKEN_DELAY_MS = process.env.BENCH_TOKEN_DELAY_MS ?? '0';
 const SCORERS: Scorer[] = [{ type: 'contains' }, { type: 'numeric' }, { type: 'llm_judge', model: 'local', rubric: 'The answer gives the expected number.' }];
+/** Alternating, so warm-up and drift (other work on this shared machine) fall on both alike. */
+const ORDER = (process.env.BENCH_EVAL_ROUNDS === '4' ? ['plain', 'eval', 'eval', 'plain', 'eval', 'plain', 'plain', 'eval'] : ['plain', 'eval', 'eval', 'plain']) as ('plain' | 'eval')[];
 const FINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 
 type Bench = Awaited<ReturnType<typeof benchEnvironment>>;
@@ -208,31 +214,46 @@ async function throughput(bench: Bench, started: ChildProcess[]): Promise<Throug
   await evalRun(client, warmDataset, agent.id);
 
   const rows: Record<string, Record<string, number | string>> = {};
+  const timelines: Record<string, Record<string, number>> = {};
+  const summaries: string[] = [];
   let plainSeconds = 0;
   let evalSeconds = 0;
-  const order = ['plain', 'eval', 'eval', 'plain'] as const;
+  const cpu: Record<'plain' | 'eval', CpuReading> = { plain: { web: 0, worker: 0, postgres: 0, redis: 0 }, eval: { web: 0, worker: 0, postgres: 0, redis: 0 } };
+  const cpuMs = (reading: CpuReading) => ({ 'web CPU ms/item': round((reading.web * 1000) / ITEMS, 2), 'worker CPU ms/item': round((reading.worker * 1000) / ITEMS, 2), 'pg CPU ms/item': round((reading.postgres * 1000) / ITEMS, 2) });
   let round_ = 0;
-  for (const kind of order) {
+  for (const kind of ORDER) {
     round_++;
+    const metered = await meterCpu({ web: web.pid!, worker: worker.pid!, knex: bench.knex, redis: bench.redis });
     if (kind === 'plain') {
       const since = new Date(Date.now() - 1000);
       const result = await plainRuns(client, agent.id, ITEMS, 100 + round_);
+      const used = await metered();
       plainSeconds += result.seconds;
-      rows[`${round_}. plain runs`] = { s: round(result.seconds, 2), 'per s': round(result.perSecond, 1), '429s retried': result.refused, 'not succeeded': result.notSucceeded };
-      console.log(`round ${round_} plain timeline`, await plainTimeline(bench, user.id, since));
+      for (const k of Object.keys(used) as (keyof CpuReading)[]) cpu.plain[k] += used[k];
+      rows[`${round_}. plain runs`] = { s: round(result.seconds, 2), 'per s': round(result.perSecond, 1), ...cpuMs(used), '429s retried': result.refused, 'not succeeded': result.notSucceeded };
+      timelines[`${round_}. plain runs`] = await plainTimeline(bench, user.id, since);
     } else {
       const result = await evalRun(client, datasetId, agent.id);
+      const used = await metered();
       evalSeconds += result.seconds;
-      rows[`${round_}. eval items`] = { s: round(result.seconds, 2), 'per s': round(result.perSecond, 1), '429s retried': '-', 'not succeeded': result.record.progress.failed, summary: JSON.stringify(result.record.summary) };
-      console.log(`round ${round_} eval timeline`, await evalTimeline(bench, result.id));
+      for (const k of Object.keys(used) as (keyof CpuReading)[]) cpu.eval[k] += used[k];
+      rows[`${round_}. eval items`] = { s: round(result.seconds, 2), 'per s': round(result.perSecond, 1), ...cpuMs(used), '429s retried': '-', 'not succeeded': result.record.progress.failed };
+      summaries.push(JSON.stringify(result.record.summary));
+      timelines[`${round_}. eval items`] = await evalTimeline(bench, result.id);
     }
   }
   console.log(`\nevals, part 1: ${ITEMS} plain background runs (20 client lanes) against an eval of ${ITEMS} items (concurrency ${CONCURRENCY}; ${SCORERS.map((s) => s.type).join(' + ')}); one web, one worker, LOCAL_MODEL_TOKEN_DELAY_MS=${TOKEN_DELAY_MS}\n`);
   console.table(rows);
-  const plainRate = (2 * ITEMS) / plainSeconds;
-  const evalRate = (2 * ITEMS) / evalSeconds;
+  console.log('\nwhere the time went (from the rows: runs.created_at is written by the worker that takes the run job)');
+  console.table(timelines);
+  console.log(`eval summaries: ${[...new Set(summaries)].join(' ')}`);
+  const rounds = ORDER.length / 2;
+  const plainRate = (rounds * ITEMS) / plainSeconds;
+  const evalRate = (rounds * ITEMS) / evalSeconds;
+  const perItem = (kind: 'plain' | 'eval') => cpuMs({ web: cpu[kind].web / rounds, worker: cpu[kind].worker / rounds, postgres: cpu[kind].postgres / rounds, redis: 0 });
   console.log(`plain ${round(plainRate, 1)} runs/s; eval ${round(evalRate, 1)} items/s; eval / plain = ${round(evalRate / plainRate, 3)} (target ≥ 0.9)`);
-  return { plainSeconds: plainSeconds / 2, evalSeconds: evalSeconds / 2, items: ITEMS };
+  console.log(`CPU per item, plain ${JSON.stringify(perItem('plain'))}; eval ${JSON.stringify(perItem('eval'))}; web+worker+pg eval / plain = ${round((cpu.eval.web + cpu.eval.worker + cpu.eval.postgres) / (cpu.plain.web + cpu.plain.worker + cpu.plain.postgres), 3)}`);
+  return { plainSeconds: plainSeconds / rounds, evalSeconds: evalSeconds / rounds, items: ITEMS };
 }
 
 /** Realistic answers for each scorer type, as the local model and a gateway model give them. */
@@ -309,7 +330,7 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
     ...bench.env,
     PORT: String(CRASH_PORT),
     LOG_LEVEL: 'info',
-    LOCAL_MODEL_TOKEN_DELAY_MS: TOKEN_DELAY_MS === '0' ? '5' : TOKEN_DELAY_MS,
+    LOCAL_MODEL_TOKEN_DELAY_MS: String(CRASH_TOKEN_DELAY_MS),
     JOB_LOCK_MS: String(JOB_LOCK_MS),
     JOB_STALLED_INTERVAL_MS: String(STALLED_INTERVAL_MS),
   };
@@ -331,13 +352,16 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
       record = await expectOk<EvalRecord>(client, 'GET', `/api/evals/${created.id}`);
     }
     workers.push(await startWorker(env, 'B'));
+    const evalStarted = performance.now();
     let killedAt = 0;
+    let killedAtClock = 0;
     let doneAtKill = 0;
     let replacement: Promise<Worker> | undefined;
     const ended = await untilEvalEnds(client, created.id, (r) => {
-      if (!killedAt && r.progress.done >= CRASH_ITEMS * 0.3) {
+      if (!killedAt && r.status === 'running' && r.progress.done >= CRASH_ITEMS * 0.3) {
         a.child.kill('SIGKILL');
         killedAt = performance.now();
+        killedAtClock = Date.now();
         doneAtKill = r.progress.done;
         replacement = startWorker(env, 'C');
       }
@@ -362,11 +386,18 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
     )).rows as Record<string, number | string>[];
     const c = counts!;
     const resumedBy = workers.filter((w) => w.output.includes('eval resumed')).map((w) => w.name);
+    const resumedLine = workers.flatMap((w) => w.output.split('\n')).find((line) => line.includes('"msg":"eval resumed'));
+    const resumedAfter = resumedLine ? ((JSON.parse(resumedLine) as { time: number }).time - killedAtClock) / 1000 : NaN;
+    // What the rest would have taken at the pace before the kill (the eval's own baseline).
+    const paceBefore = doneAtKill / ((killedAt - evalStarted) / 1000);
+    const expectedRest = (CRASH_ITEMS - doneAtKill) / paceBefore;
     console.log(`\nevals, part 3: kill -9 of worker A (driving the eval; B runs beside it) at ${doneAtKill}/${CRASH_ITEMS} done, replacement C started; JOB_LOCK_MS=${JOB_LOCK_MS}, JOB_STALLED_INTERVAL_MS=${STALLED_INTERVAL_MS}, concurrency ${CONCURRENCY}\n`);
     console.table({
       eval: {
         status: ended.status,
+        'kill → driver resumed s': round(resumedAfter, 2),
         'kill → ended s': round(recoverySeconds, 2),
+        'rest at the pace before s': round(expectedRest, 2),
         'resumed by': resumedBy.join(',') || 'none logged',
         'items lost': Number(c.lost),
         'scored twice (done − finished items)': Number(c.done) - Number(c.finished),
