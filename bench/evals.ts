@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchEnvironment, percentile, round, seededRandom, spawnProcess, stop } from './support.js';
 import { meterCpu, type CpuReading } from './cpu.js';
+import { PgCounter } from './pg-counter.js';
 import { scoreAnswer, type Answer, type Judge } from '../workers/evals/scoring.js';
 import type { Scorer } from '../src/evals/scorers.js';
 
@@ -45,6 +46,17 @@ const ORDER = (process.env.BENCH_EVAL_ROUNDS === '4' ? ['plain', 'eval', 'eval',
 const FINAL = ['succeeded', 'failed', 'cancelled', 'interrupted'];
 
 type Bench = Awaited<ReturnType<typeof benchEnvironment>>;
+
+/** The process's warn and error log lines (pino levels 40, 50, 60), printed as they come: a failed eval says why here. */
+function surfaceProblems(child: ChildProcess, name: string): ChildProcess {
+  let rest = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const lines = (rest + chunk.toString()).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (/"level":(40|50|60)/.test(line)) console.log(`[${name}] ${line.slice(0, 2000)}`);
+  });
+  return child;
+}
 
 interface Client {
   url: string;
@@ -147,12 +159,34 @@ interface EvalResult {
   record: EvalRecord;
 }
 
+/** Evals that ended `failed` on the way (each tried again), with their error: a finding, not a figure. */
+const failedEvals: string[] = [];
+const EVAL_ATTEMPTS = 4;
+
+/** An eval to `succeeded`: one that fails is reported and run again (EVAL_ATTEMPTS at most), its time not counted. */
 async function evalRun(client: Client, datasetId: string, agentId: string): Promise<EvalResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await evalOnce(client, datasetId, agentId);
+    } catch (err) {
+      const message = (err as Error).message;
+      if (!message.includes(' ended ') || attempt >= EVAL_ATTEMPTS) throw err;
+      failedEvals.push(message.slice(0, 600));
+      console.log(`!! ${message.slice(0, 600)} — run again`);
+    }
+  }
+}
+
+async function evalOnce(client: Client, datasetId: string, agentId: string): Promise<EvalResult> {
   const started = performance.now();
   const created = await expectOk<EvalRecord>(client, 'POST', '/api/evals', { dataset_id: datasetId, agent_id: agentId, scorers: SCORERS, concurrency: CONCURRENCY });
   const record = await untilEvalEnds(client, created.id);
   const seconds = (performance.now() - started) / 1000;
-  if (record.status !== 'succeeded') throw new Error(`eval ${created.id} ended ${record.status}`);
+  if (record.status !== 'succeeded') {
+    const items = await expectOk<{ items: unknown[] }>(client, 'GET', `/api/evals/${created.id}/results?size=100`);
+    const failed = (items.items as { status: string; error: unknown }[]).filter((i) => i.status !== 'scored').slice(0, 3);
+    throw new Error(`eval ${created.id} ended ${record.status}: ${JSON.stringify(record)}; items not scored: ${JSON.stringify(failed)}`);
+  }
   return { id: created.id, seconds, perSecond: record.progress.total / seconds, record };
 }
 
@@ -199,9 +233,9 @@ interface Throughput {
 /** Part 1: plain background runs against an eval of as many items, plain, eval, eval, plain. */
 async function throughput(bench: Bench, started: ChildProcess[]): Promise<Throughput> {
   const env = { ...bench.env, PORT: String(PORT), LOG_LEVEL: 'warn', LOCAL_MODEL_TOKEN_DELAY_MS: TOKEN_DELAY_MS };
-  const web = await spawnProcess('../src/server.js', { ...env, LOG_LEVEL: 'info' }, /web listening/);
+  const web = surfaceProblems(await spawnProcess('../src/server.js', { ...env, LOG_LEVEL: 'info' }, /web listening/), 'web');
   started.push(web);
-  const worker = await spawnProcess('../workers/main.js', { ...env, LOG_LEVEL: 'info' }, /worker ready/);
+  const worker = surfaceProblems(await spawnProcess('../workers/main.js', { ...env, LOG_LEVEL: 'info' }, /worker ready/), 'worker');
   started.push(worker);
   const { user, key } = await bench.user('evals@example.test');
   const client = { url: `http://127.0.0.1:${PORT}`, key };
@@ -244,7 +278,7 @@ async function throughput(bench: Bench, started: ChildProcess[]): Promise<Throug
   }
   console.log(`\nevals, part 1: ${ITEMS} plain background runs (20 client lanes) against an eval of ${ITEMS} items (concurrency ${CONCURRENCY}; ${SCORERS.map((s) => s.type).join(' + ')}); one web, one worker, LOCAL_MODEL_TOKEN_DELAY_MS=${TOKEN_DELAY_MS}\n`);
   console.table(rows);
-  console.log('\nwhere the time went (from the rows: runs.created_at is written by the worker that takes the run job)');
+  console.log("\nwhere the time went (from the rows: a run's row is written by whoever starts it, the web for plain runs, the eval's driver for items)");
   console.table(timelines);
   console.log(`eval summaries: ${[...new Set(summaries)].join(' ')}`);
   const rounds = ORDER.length / 2;
@@ -254,6 +288,50 @@ async function throughput(bench: Bench, started: ChildProcess[]): Promise<Throug
   console.log(`plain ${round(plainRate, 1)} runs/s; eval ${round(evalRate, 1)} items/s; eval / plain = ${round(evalRate / plainRate, 3)} (target ≥ 0.9)`);
   console.log(`CPU per item, plain ${JSON.stringify(perItem('plain'))}; eval ${JSON.stringify(perItem('eval'))}; web+worker+pg eval / plain = ${round((cpu.eval.web + cpu.eval.worker + cpu.eval.postgres) / (cpu.plain.web + cpu.plain.worker + cpu.plain.postgres), 3)}`);
   return { plainSeconds: plainSeconds / rounds, evalSeconds: evalSeconds / rounds, items: ITEMS };
+}
+
+const STATEMENT_ITEMS = 100;
+
+/**
+ * Part 1b: Postgres statements and transactions per item, plain against eval, counted by a proxy in
+ * front of Postgres for the web and one for the worker (a web and worker of their own: the proxy
+ * costs time, so it is not in part 1's timings). The eval's count includes its GETs every 100 ms.
+ */
+async function statements(bench: Bench, started: ChildProcess[]): Promise<void> {
+  const database = new URL(bench.config.databaseUrl);
+  const target = { host: database.hostname, port: Number(database.port || 5432) };
+  const webPg = new PgCounter(target);
+  const workerPg = new PgCounter(target);
+  const through = (port: number) => Object.assign(new URL(database), { hostname: '127.0.0.1', port: String(port) }).toString();
+  const [webPort, workerPort] = await Promise.all([webPg.start(), workerPg.start()]);
+  const env = { ...bench.env, PORT: String(PORT + 10), LOG_LEVEL: 'info', LOCAL_MODEL_TOKEN_DELAY_MS: TOKEN_DELAY_MS };
+  try {
+    started.push(surfaceProblems(await spawnProcess('../src/server.js', { ...env, DATABASE_URL: through(webPort) }, /web listening/), 'web'));
+    started.push(surfaceProblems(await spawnProcess('../workers/main.js', { ...env, DATABASE_URL: through(workerPort) }, /worker ready/), 'worker'));
+    const { key } = await bench.user('evals-statements@example.test');
+    const client = { url: `http://127.0.0.1:${PORT + 10}`, key };
+    const agent = await expectOk<{ id: string }>(client, 'POST', '/api/agents', { name: 'statements agent' });
+    const datasetId = await dataset(client, 'statements', STATEMENT_ITEMS, 5);
+    await plainRuns(client, agent.id, 20, 6);
+    await evalRun(client, await dataset(client, 'statements warm-up', 20, 7), agent.id);
+    const count = async (work: () => Promise<unknown>) => {
+      webPg.reset();
+      workerPg.reset();
+      const polls = { n: 0 };
+      await work();
+      await sleep(500);
+      const per = (n: number) => round(n / STATEMENT_ITEMS, 2);
+      return { 'web statements/item': per(webPg.statements), 'web transactions/item': per(webPg.transactions), 'worker statements/item': per(workerPg.statements), 'worker transactions/item': per(workerPg.transactions), polls: polls.n };
+    };
+    const plain = await count(() => plainRuns(client, agent.id, STATEMENT_ITEMS, 8));
+    let evalSeconds = 0;
+    const evaluated = await count(async () => (evalSeconds = (await evalRun(client, datasetId, agent.id)).seconds));
+    console.log(`\nevals, part 1b: Postgres statements per item (${STATEMENT_ITEMS} plain runs, then an eval of ${STATEMENT_ITEMS} items), counted by a proxy; the eval's web count holds its ~${Math.round((evalSeconds * 1000) / POLL_MS)} GETs of the eval\n`);
+    console.table({ plain: { ...plain, polls: undefined }, eval: { ...evaluated, polls: undefined } });
+  } finally {
+    for (const child of started.splice(0).reverse()) await stop(child);
+    await Promise.all([webPg.close(), workerPg.close()]);
+  }
 }
 
 /** Realistic answers for each scorer type, as the local model and a gateway model give them. */
@@ -411,7 +489,7 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
   }
 }
 
-/** `npm run bench -- evals [part]`: every part in order, or those named (`throughput`, `scoring`, `crash`). BENCH_QUICK=1: 200 items (crash: 100). */
+/** `npm run bench -- evals [part]`: every part in order, or those named (`throughput`, `statements`, `scoring`, `crash`). BENCH_QUICK=1: 200 items (crash: 100). */
 export async function run(args: string[] = []): Promise<void> {
   const runs = (part: string) => args.length === 0 || args.includes(part);
   const bench = await benchEnvironment('evals');
@@ -422,8 +500,11 @@ export async function run(args: string[] = []): Promise<void> {
       part1 = await throughput(bench, started);
       for (const child of started.splice(0).reverse()) await stop(child);
     }
+    if (runs('statements')) await statements(bench, started);
     if (runs('scoring')) await scoringCost(part1);
     if (runs('crash')) await crash(bench, started);
+    console.log(`\nevals that ended failed during this bench (each run again, its time not counted): ${failedEvals.length}`);
+    for (const message of failedEvals) console.log(`  ${message}`);
   } finally {
     for (const child of started.reverse()) await stop(child);
     await bench.drop();
