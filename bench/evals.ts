@@ -36,6 +36,8 @@ const CRASH_PORT = 3982;
 const POLL_MS = 100;
 /** Runs slow enough (about 2 s each) that worker B is up and ~30% is done while the eval is far from over. */
 const CRASH_TOKEN_DELAY_MS = 200;
+/** How long after the kill the eval may take to end before it is counted as stuck. */
+const CRASH_DEADLINE_S = 120;
 const JOB_LOCK_MS = 2000;
 const STALLED_INTERVAL_MS = 1000;
 /** The other run benches' token delay: the platform's own cost is what is measured, not the model's pace. */
@@ -143,10 +145,17 @@ interface EvalRecord {
 }
 
 /** Polls the eval every POLL_MS until it is final (or `onProgress` is told each reading). */
+class GaveUp extends Error {}
+
 async function untilEvalEnds(client: Client, id: string, onProgress: (record: EvalRecord) => void | Promise<void> = () => {}): Promise<EvalRecord> {
   for (;;) {
     const record = await expectOk<EvalRecord>(client, 'GET', `/api/evals/${id}`);
-    await onProgress(record);
+    try {
+      await onProgress(record);
+    } catch (err) {
+      if (err instanceof GaveUp) return record;
+      throw err;
+    }
     if (!['queued', 'running'].includes(record.status)) return record;
     await sleep(POLL_MS);
   }
@@ -317,17 +326,16 @@ async function statements(bench: Bench, started: ChildProcess[]): Promise<void> 
     const count = async (work: () => Promise<unknown>) => {
       webPg.reset();
       workerPg.reset();
-      const polls = { n: 0 };
       await work();
       await sleep(500);
       const per = (n: number) => round(n / STATEMENT_ITEMS, 2);
-      return { 'web statements/item': per(webPg.statements), 'web transactions/item': per(webPg.transactions), 'worker statements/item': per(workerPg.statements), 'worker transactions/item': per(workerPg.transactions), polls: polls.n };
+      return { 'web statements/item': per(webPg.statements), 'web transactions/item': per(webPg.transactions), 'worker statements/item': per(workerPg.statements), 'worker transactions/item': per(workerPg.transactions) };
     };
     const plain = await count(() => plainRuns(client, agent.id, STATEMENT_ITEMS, 8));
     let evalSeconds = 0;
     const evaluated = await count(async () => (evalSeconds = (await evalRun(client, datasetId, agent.id)).seconds));
     console.log(`\nevals, part 1b: Postgres statements per item (${STATEMENT_ITEMS} plain runs, then an eval of ${STATEMENT_ITEMS} items), counted by a proxy; the eval's web count holds its ~${Math.round((evalSeconds * 1000) / POLL_MS)} GETs of the eval\n`);
-    console.table({ plain: { ...plain, polls: undefined }, eval: { ...evaluated, polls: undefined } });
+    console.table({ plain, eval: evaluated });
   } finally {
     for (const child of started.splice(0).reverse()) await stop(child);
     await Promise.all([webPg.close(), workerPg.close()]);
@@ -435,7 +443,13 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
     let killedAtClock = 0;
     let doneAtKill = 0;
     let replacement: Promise<Worker> | undefined;
+    let gaveUp = false;
     const ended = await untilEvalEnds(client, created.id, (r) => {
+      // An eval that has not ended CRASH_DEADLINE_S after the kill is given up on: what is still open is counted as lost.
+      if (killedAt && performance.now() - killedAt > CRASH_DEADLINE_S * 1000 && !gaveUp) {
+        gaveUp = true;
+        throw new GaveUp();
+      }
       if (!killedAt && r.status === 'running' && r.progress.done >= CRASH_ITEMS * 0.3) {
         a.child.kill('SIGKILL');
         killedAt = performance.now();
@@ -463,6 +477,15 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
       [created.id],
     )).rows as Record<string, number | string>[];
     const c = counts!;
+    const open = (await bench.knex.raw(
+      `select i.position, i.status as item_status, r.status as run_status, r.attempt, i.started_at, r.created_at as run_created_at
+       from eval_items i left join runs r on r.id = i.run_id where i.eval_id = ? and i.status not in ('scored', 'failed') order by i.position`,
+      [created.id],
+    )).rows as Record<string, unknown>[];
+    if (open.length > 0) {
+      console.log(`\n!! ${open.length} item(s) still open once the eval ended or was given up on (eval ${ended.status}): ${JSON.stringify(open)}`);
+      await call(client, 'POST', `/api/evals/${created.id}/cancel`);
+    }
     const resumedBy = workers.filter((w) => w.output.includes('eval resumed')).map((w) => w.name);
     const resumedLine = workers.flatMap((w) => w.output.split('\n')).find((line) => line.includes('"msg":"eval resumed'));
     const resumedAfter = resumedLine ? ((JSON.parse(resumedLine) as { time: number }).time - killedAtClock) / 1000 : NaN;
@@ -472,9 +495,9 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
     console.log(`\nevals, part 3: kill -9 of worker A (driving the eval; B runs beside it) at ${doneAtKill}/${CRASH_ITEMS} done, replacement C started; JOB_LOCK_MS=${JOB_LOCK_MS}, JOB_STALLED_INTERVAL_MS=${STALLED_INTERVAL_MS}, concurrency ${CONCURRENCY}\n`);
     console.table({
       eval: {
-        status: ended.status,
+        status: gaveUp ? `${ended.status} (stuck)` : ended.status,
         'kill → driver resumed s': round(resumedAfter, 2),
-        'kill → ended s': round(recoverySeconds, 2),
+        'kill → ended s': gaveUp ? `> ${CRASH_DEADLINE_S}` : round(recoverySeconds, 2),
         'rest at the pace before s': round(expectedRest, 2),
         'resumed by': resumedBy.join(',') || 'none logged',
         'items lost': Number(c.lost),
