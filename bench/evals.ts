@@ -430,6 +430,7 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
   const a = await startWorker(env, 'A');
   const workers: Worker[] = [a];
   try {
+    const evalStarted = performance.now();
     const created = await expectOk<EvalRecord>(client, 'POST', '/api/evals', { dataset_id: datasetId, agent_id: agent.id, scorers: SCORERS, concurrency: CONCURRENCY });
     // Its driver is taken by A, the only worker: then B starts, and runs the eval's runs beside A.
     let record = created;
@@ -438,7 +439,6 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
       record = await expectOk<EvalRecord>(client, 'GET', `/api/evals/${created.id}`);
     }
     workers.push(await startWorker(env, 'B'));
-    const evalStarted = performance.now();
     let killedAt = 0;
     let killedAtClock = 0;
     let doneAtKill = 0;
@@ -486,9 +486,10 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
       console.log(`\n!! ${open.length} item(s) still open once the eval ended or was given up on (eval ${ended.status}): ${JSON.stringify(open)}`);
       await call(client, 'POST', `/api/evals/${created.id}/cancel`);
     }
-    const resumedBy = workers.filter((w) => w.output.includes('eval resumed')).map((w) => w.name);
-    const resumedLine = workers.flatMap((w) => w.output.split('\n')).find((line) => line.includes('"msg":"eval resumed'));
-    const resumedAfter = resumedLine ? ((JSON.parse(resumedLine) as { time: number }).time - killedAtClock) / 1000 : NaN;
+    // Every resumption of the driver, by whom and when against the kill (one before it: the driver's job stalled on a busy A and was taken again).
+    const resumptions = workers.flatMap((w) => w.output.split('\n').filter((line) => line.includes('"msg":"eval resumed')).map((line) => ({ worker: w.name, at: round(((JSON.parse(line) as { time: number }).time - killedAtClock) / 1000, 2) })));
+    const resumedBy = resumptions.map((r) => `${r.worker}@${r.at}s`);
+    const resumedAfter = Math.min(...resumptions.filter((r) => r.at >= 0).map((r) => r.at));
     // What the rest would have taken at the pace before the kill (the eval's own baseline).
     const paceBefore = doneAtKill / ((killedAt - evalStarted) / 1000);
     const expectedRest = (CRASH_ITEMS - doneAtKill) / paceBefore;
@@ -499,7 +500,7 @@ async function crash(bench: Bench, started: ChildProcess[]): Promise<void> {
         'kill → driver resumed s': round(resumedAfter, 2),
         'kill → ended s': gaveUp ? `> ${CRASH_DEADLINE_S}` : round(recoverySeconds, 2),
         'rest at the pace before s': round(expectedRest, 2),
-        'resumed by': resumedBy.join(',') || 'none logged',
+        'driver resumed (worker@s from kill)': resumedBy.join(' ') || 'none logged',
         'items lost': Number(c.lost),
         'scored twice (done − finished items)': Number(c.done) - Number(c.finished),
         'runs not of exactly one item': Number(c.runs_not_one_item),
