@@ -404,7 +404,7 @@ interface Worker {
 }
 
 async function startWorker(env: Record<string, string>, name: string): Promise<Worker> {
-  const child = await spawnProcess('../workers/main.js', env, /worker ready/);
+  const child = surfaceProblems(await spawnProcess('../workers/main.js', env, /worker ready/), `worker ${name}`);
   const worker = { child, output: '', name };
   child.stdout!.on('data', (chunk: Buffer) => (worker.output += chunk.toString()));
   return worker;
