@@ -17,6 +17,11 @@ import type { Scorer } from '../src/evals/scorers.js';
  * llm_judge(local): items/s from POST /api/evals to `succeeded` (GET every 100 ms). Two rounds,
  * plain, eval, eval, plain (BENCH_EVAL_ROUNDS=4: eight rounds,
  * ABBA BAAB), so warm-up falls on both alike; web, worker and Postgres CPU per item beside each. Target eval / plain ≥ 0.9.
+ * An eval that ends `failed` is reported and run again (its time not counted), so a flaky failure
+ * still leaves figures; the count of such evals is printed at the end.
+ *
+ * Part 1b, statements: Postgres statements and transactions per item, plain against eval, counted by
+ * a proxy (bench/pg-counter.ts) for the web and one for the worker, on processes of their own.
  *
  * Part 2, scoring cost: `scoreAnswer` in process over realistic answers, µs per item per scorer type
  * and for all seven at once; and the eval's end-to-end overhead per item from part 1.
@@ -25,7 +30,10 @@ import type { Scorer } from '../src/evals/scorers.js';
  * driver job can only be on A), then worker B starts; past ~30% done A is killed -9 and a replacement
  * starts. Once the eval has ended, from Postgres: items lost (not scored/failed) and scored twice
  * (`evals.done` against the finished items; runs of the eval not referenced by exactly one item).
- * Target 0 and 0.
+ * Target 0 and 0. An eval not ended CRASH_DEADLINE_S after the kill is given up on: its open items
+ * are listed with their runs' statuses, counted as lost, and the eval is cancelled.
+ *
+ * `npm run bench -- evals [throughput|statements|scoring|crash]`; BENCH_QUICK=1 for 200 items (crash 100).
  */
 const QUICK = process.env.BENCH_QUICK === '1';
 const ITEMS = QUICK ? 200 : 1000;
