@@ -20,6 +20,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   console: () => import('./console.js'),
   trust: () => import('./trust.js'),
   'compat-retrieval': () => import('./compat-retrieval.js'),
+  evals: () => import('./evals.js'),
 };
 
 const name = process.argv[2];
