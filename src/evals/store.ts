@@ -83,7 +83,9 @@ export function evalEventPayload(event: 'eval.succeeded' | 'eval.failed', row: E
 /**
  * The statements of an eval's life (DESIGN §24), each one bounded by the eval's id. The driver
  * takes items under the eval's row lock, so at most `concurrency` of them run at once whatever
- * drives it, and finishes one only from `running`, so none is counted twice.
+ * drives it, and finishes one only from `running`, so none is counted twice. That lock is FOR NO
+ * KEY UPDATE: each run written with `eval_id` checks its foreign key with FOR KEY SHARE on the same
+ * row, which FOR UPDATE would conflict with (a take and a run's insert deadlocked).
  */
 export class EvalStore {
   constructor(private readonly knex: Knex) {}
@@ -111,7 +113,7 @@ export class EvalStore {
   async take(evalId: string): Promise<TakenItem | undefined> {
     const { rows } = await this.knex.raw(
       `with e as (
-         select id, concurrency from evals where id = ? and status = 'running' for update
+         select id, concurrency from evals where id = ? and status = 'running' for no key update
        ), next as (
          select i.id from eval_items i, e
          where i.eval_id = e.id and i.status = 'pending'
@@ -175,7 +177,7 @@ export class EvalStore {
 
   private async end(evalId: string, verdict: (row: EvalRow) => { status: 'succeeded' | 'failed'; error?: { code: string; message: string } }, dropPending = false) {
     return this.knex.transaction(async (trx) => {
-      const current: EvalRow | undefined = await trx('evals').where({ id: evalId, status: 'running' }).forUpdate().first(EVAL_COLUMNS);
+      const current: EvalRow | undefined = await trx('evals').where({ id: evalId, status: 'running' }).forNoKeyUpdate().first(EVAL_COLUMNS);
       if (!current) return undefined;
       if (dropPending) await trx('eval_items').where({ eval_id: evalId, status: 'pending' }).update({ status: 'cancelled', finished_at: trx.fn.now() });
       else if (await trx('eval_items').where({ eval_id: evalId }).whereIn('status', ['pending', 'running']).first('id')) return undefined;

@@ -31,6 +31,8 @@ export interface EvalDriverDeps {
   outbox: WebhookOutbox;
   judge: Judge;
   logger: Logger;
+  /** Queues the run's job again when it has none (its writer died between the row and the job); whether it had to. */
+  requeue: (run: Pick<RunOutcomeRow, 'id' | 'conversation_id' | 'user_id'>, budgets: EvalRow['budgets']) => Promise<boolean>;
 }
 
 /** Why the eval stops before its items are done. */
@@ -62,17 +64,22 @@ export class EvalDriver {
     const adopted = await store.runningItems(evalId);
     log.info({ adopted: adopted.length, done: row.done, total: row.total }, adopted.length > 0 ? 'eval resumed: following the items left running' : 'eval driven');
     let stopped: EvalStopped | undefined;
+    let broken = false;
     const lane = async (first: TakenItem | undefined) => {
       let item = first;
       let adoptedItem = first !== undefined;
-      while (!stopped && !closing.aborted) {
+      while (!stopped && !broken && !closing.aborted) {
         item ??= await store.take(evalId);
         if (!item) return;
         try {
           await this.runItem(row, item, adoptedItem, log, closing);
         } catch (err) {
           if (closing.aborted) return;
-          if (!(err instanceof EvalStopped)) throw err;
+          if (!(err instanceof EvalStopped)) {
+            // The other lanes stop after their item; whoever drives the eval next follows what is left running.
+            broken = true;
+            throw err;
+          }
           stopped ??= err;
           // Its run never started: the item is cancelled with the eval's other unstarted ones.
           await store.cancelItem(evalId, item.id);
@@ -81,8 +88,9 @@ export class EvalDriver {
         adoptedItem = false;
       }
     };
-    const lanes = Array.from({ length: Math.max(row.concurrency, adopted.length) }, (_, i) => lane(adopted[i]));
-    await Promise.all(lanes);
+    const lanes = await Promise.allSettled(Array.from({ length: Math.max(row.concurrency, adopted.length) }, (_, i) => lane(adopted[i])));
+    const failed = lanes.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+    if (failed) throw failed.reason;
     if (closing.aborted) return 'handed_back';
     const ended = stopped ? await store.fail(evalId, stopped.error) : await store.finish(evalId);
     if (!ended) return 'ended';
@@ -95,6 +103,8 @@ export class EvalDriver {
   private async runItem(row: EvalRow, item: TakenItem, adopted: boolean, log: Logger, closing: AbortSignal): Promise<void> {
     const { store } = this.deps;
     let run: FollowedRun | undefined = adopted ? await store.runOutcome(item.run_id) : undefined;
+    // A driver killed between a run's row and its job leaves it queued with nothing to run it.
+    if (run?.status === 'queued') await this.deps.requeue(run, row.budgets);
     if (!run) {
       const started = await this.start(row, item, closing);
       if ('cancelled' in started) {
@@ -107,7 +117,7 @@ export class EvalDriver {
       }
       run = started.run;
     }
-    const ended = await this.untilEnded(run, closing);
+    const ended = await this.untilEnded(run, row.budgets, closing);
     if (!ended) {
       await store.finishItem(row.id, item.id, { status: 'failed', output: null, scores: zeroScores(row.scorers), passed: false, error: { code: 'run_missing', message: 'The item’s run was not found' } });
       return;
@@ -157,7 +167,7 @@ export class EvalDriver {
   }
 
   /** The run once it is final: waits on its stream's `done`, reading the row again now and then. */
-  private async untilEnded(run: FollowedRun, closing: AbortSignal): Promise<RunOutcomeRow | undefined> {
+  private async untilEnded(run: FollowedRun, budgets: EvalRow['budgets'], closing: AbortSignal): Promise<RunOutcomeRow | undefined> {
     const { relay, lease, store } = this.deps;
     let current: FollowedRun | undefined = run;
     while (current && !isFinal(current.status)) {
@@ -167,6 +177,7 @@ export class EvalDriver {
       closing.throwIfAborted();
       const answeredAtOnce = Date.now() - started < 5;
       current = await store.runOutcome(run.id);
+      if (current?.status === 'queued') await this.deps.requeue(current, budgets);
       // No stream to wait on (or a run parked for a person) answers at once: the re-reads are paced.
       if (answeredAtOnce && current && !isFinal(current.status)) await sleep(MISSING_STREAM_MS, undefined, { signal: closing });
     }

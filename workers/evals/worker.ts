@@ -8,11 +8,11 @@ import type { Metrics } from '../../src/metrics/registry.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
-import { EVAL_QUEUE, EvalJobSchema, evalJobOptions, RUN_QUEUE, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
+import { EVAL_QUEUE, EvalJobSchema, evalJobOptions, RUN_QUEUE, runJobOptions, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
 import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
 import { EventRelay } from '../../src/runs/relay.js';
-import { EvalStore } from '../../src/evals/store.js';
+import { EvalStore, type EvalRow } from '../../src/evals/store.js';
 import type { WebhookOutbox } from '../../src/webhooks/outbox.js';
 import type { ModelProvider } from '../models/types.js';
 import { workerRunService } from '../run-service.js';
@@ -26,6 +26,8 @@ const OUTAGE_RETRY_MS = 1000;
 /** How often a worker queues again the active evals whose driver job is gone (lost with Redis, or never queued). */
 const SWEEP_INTERVAL_MS = 60_000;
 const SWEEP_BATCH = 1000;
+/** Postgres ended a statement to break a deadlock or a serialization conflict: tried again, it goes through. */
+const isTransientConflict = (err: unknown) => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
 
 export interface EvalWorkerClients {
   knex: Knex;
@@ -58,7 +60,13 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
   const reader = createRedis(config.redis, 'stream-reader', 'worker-eval-reader');
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'eval driver could not read a run stream'));
   const store = new EvalStore(knex);
-  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), logger });
+  const requeue = async (run: { id: string; conversation_id: string; user_id: string }, budgets: EvalRow['budgets']) => {
+    if (await runQueue.getJob(run.id)) return false;
+    logger.warn({ run_id: run.id }, 'an eval item’s run was queued without a job; queued again');
+    await runQueue.add('run', { runId: run.id, conversationId: run.conversation_id, userId: run.user_id, ...(budgets.length > 0 ? { budgets } : {}) }, { ...runJobOptions, jobId: run.id });
+    return true;
+  };
+  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), logger, requeue });
 
   // Shutting down, drivers stop following their items and hand their evals back to the queue.
   const closing = new AbortController();
@@ -66,7 +74,7 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
     const { evalId } = v.parse(EvalJobSchema, job.data);
     const outcome = await driver.drive(evalId, closing.signal).catch(async (err: unknown) => {
       if (closing.signal.aborted) return 'handed_back' as const;
-      if (isDependencyOutage(err)) {
+      if (isDependencyOutage(err) || isTransientConflict(err)) {
         logger.warn({ err, eval_id: evalId }, 'eval driver met an outage; it resumes shortly');
         return 'outage' as const;
       }
