@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { RUN_QUEUE } from '../src/shared/jobs.js';
 import { Webhook } from 'standardwebhooks';
 import { startStack, type Proc, type Stack } from './support/stack.js';
 import { eventually } from './support/eventually.js';
@@ -400,6 +402,40 @@ describe('a worker gone mid-eval', () => {
   it('stopped (SIGTERM): the driver hands the eval back at once and exits; the other worker finishes it', async () => {
     await evalLosingItsDriver(async (driver) => expect(await driver.stop('SIGTERM')).toBe(0));
   }, 90_000);
+});
+
+describe('a run left queued without a job', () => {
+  it('is queued again by the driver that takes the eval over, and the eval ends with that run', async () => {
+    // No worker yet: the eval waits, and the test leaves it as a driver killed between a run's row and its job would.
+    const orphaned = await startStack({ workers: 0 });
+    try {
+      const { key } = await orphaned.user();
+      const agent = (await orphaned.api(key, 'POST', '/api/agents', { name: 'calc' })).body;
+      const dataset = (await orphaned.api(key, 'POST', '/api/datasets', { name: 'orphan' })).body;
+      await orphaned.api(key, 'POST', `/api/datasets/${dataset.id}/items`, ARITHMETIC.slice(0, 2));
+      const created = (await orphaned.api(key, 'POST', '/api/evals', { dataset_id: dataset.id, agent_id: agent.id, scorers: [{ type: 'contains' }], concurrency: 1 })).body;
+      const run = (await orphaned.api(key, 'POST', '/api/runs', { mode: 'react', q: ARITHMETIC[0]!.input.q, agent_id: agent.id })).body;
+      const runQueue = new Queue(RUN_QUEUE, { connection: orphaned.redis, prefix: orphaned.identity.keys.bullPrefix(RUN_QUEUE) });
+      await (await runQueue.getJob(run.run_id))!.remove();
+      expect(await runQueue.getJob(run.run_id)).toBeUndefined();
+      await orphaned.knex('runs').where({ id: run.run_id }).update({ eval_id: created.id });
+      await orphaned.knex('eval_items').where({ eval_id: created.id, position: 1 }).update({ status: 'running', run_id: run.run_id, started_at: new Date() });
+      await orphaned.knex('evals').where({ id: created.id }).update({ status: 'running', started_at: new Date() });
+      const worker = await orphaned.startWorker();
+      await worker.waitFor(/queued without a job; queued again/);
+      const done = await eventually(async () => {
+        const { body } = await orphaned.api(key, 'GET', `/api/evals/${created.id}`);
+        return body.status !== 'queued' && body.status !== 'running' && body;
+      }, 'the eval to end', { timeoutMs: 30_000 });
+      expect(done).toMatchObject({ status: 'succeeded', progress: { done: 2, failed: 0, total: 2 } });
+      const items = (await orphaned.api(key, 'GET', `/api/evals/${created.id}/results`)).body.items;
+      expect(items[0]).toMatchObject({ run_id: run.run_id, status: 'scored', scores: { contains: 1 } });
+      expect((await orphaned.api(key, 'GET', `/api/runs/${run.run_id}`)).body.status).toBe('succeeded');
+      await runQueue.close();
+    } finally {
+      await orphaned.stop();
+    }
+  }, 60_000);
 });
 
 describe('llm_judge through a gateway model', () => {
