@@ -7,6 +7,8 @@ import { scorerSchema } from './scorers.js';
 /** Datasets, their items and evals as the API shows them (DESIGN §24). */
 
 export const QUESTION_MAX_CHARS = 32_000;
+/** The most items of one eval that run at once (DESIGN §24: 1–20). */
+export const EVAL_CONCURRENCY_MAX = 20;
 /** `expected` and `metadata` of one item, as JSON text. */
 export const ITEM_FIELD_MAX_BYTES = 16 * 1024;
 

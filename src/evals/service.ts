@@ -42,11 +42,10 @@ export class EvalService {
     const row = await this.knex.transaction(async (trx) => {
       // One user's creates queue behind each other here, so the active-eval bound holds under races.
       await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 24))', [`evals:${userId}`]);
-      const [dataset, agent, active] = await Promise.all([
-        trx('datasets').where({ id: spec.dataset_id, user_id: userId }).first('id', 'item_count'),
-        trx('agents').where({ id: spec.agent_id, user_id: userId }).whereNull('deleted_at').first('id', 'version'),
-        trx('evals').where({ user_id: userId }).whereIn('status', ['queued', 'running']).count({ n: '*' }).first(),
-      ]);
+      // One after another: a transaction's statements share its one connection.
+      const dataset = await trx('datasets').where({ id: spec.dataset_id, user_id: userId }).first('id', 'item_count');
+      const agent = await trx('agents').where({ id: spec.agent_id, user_id: userId }).whereNull('deleted_at').first('id', 'version');
+      const active = await trx('evals').where({ user_id: userId }).whereIn('status', ['queued', 'running']).count({ n: '*' }).first();
       if (!dataset) throw new NotFoundError('Dataset not found', 'Dataset');
       if (!agent) throw new NotFoundError('Agent not found', 'Agent');
       if (dataset.item_count === 0) throw invalid('dataset_id', 'the dataset has no items: add some first', spec.dataset_id);

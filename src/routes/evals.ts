@@ -4,11 +4,10 @@ import { route, type Route } from '../auth/route.js';
 import { pageOf } from '../shared/record-schemas.js';
 import { paginationQuery, uuidText } from '../http/validation.js';
 import { RUN_MODES } from '../shared/run-statuses.js';
-import { EvalComparisonSchema, EvalRecordSchema, EvalResultSchema } from '../evals/records.js';
+import { EVAL_CONCURRENCY_MAX, EvalComparisonSchema, EvalRecordSchema, EvalResultSchema } from '../evals/records.js';
 import { scorersSchema } from '../evals/scorers.js';
 
 const EvalPath = v.object({ id: uuidText });
-export const EVAL_CONCURRENCY_MAX = 20;
 const CreateBody = v.strictObject({
   dataset_id: uuidText,
   agent_id: uuidText,

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
 import * as v from 'valibot';
 import type { Knex } from 'knex';
@@ -13,6 +14,7 @@ import { isDependencyOutage } from '../../src/shared/outage.js';
 import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
 import { EventRelay } from '../../src/runs/relay.js';
 import { EvalStore, type EvalRow } from '../../src/evals/store.js';
+import { EVAL_CONCURRENCY_MAX } from '../../src/evals/records.js';
 import type { WebhookOutbox } from '../../src/webhooks/outbox.js';
 import type { ModelProvider } from '../models/types.js';
 import { workerRunService } from '../run-service.js';
@@ -70,6 +72,8 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
 
   // Shutting down, drivers stop following their items and hand their evals back to the queue.
   const closing = new AbortController();
+  // Every lane of every eval driven here waits on it at once.
+  setMaxListeners(config.evals.driversPerWorker * (EVAL_CONCURRENCY_MAX + 1) * 2, closing.signal);
   const drive = async (job: Job<EvalJob>, token?: string) => {
     const { evalId } = v.parse(EvalJobSchema, job.data);
     const outcome = await driver.drive(evalId, closing.signal).catch(async (err: unknown) => {
