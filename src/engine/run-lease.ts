@@ -38,7 +38,8 @@ const CARRIED_DOORBELL_MAX_BYTES = 16_384;
 /** What a doorbell says: new entries to read from the stream, or the entries themselves and the id of the one before them. */
 export type Doorbell = { carried: false } | { carried: true; previousId: string; entries: { id: string; type: string; data: string }[] };
 
-const RING: Doorbell = { carried: false };
+/** A doorbell that carries nothing: read the stream from the last id. */
+export const RING: Doorbell = { carried: false };
 
 /** Reads a doorbell's message (see publishEvents-2.lua): "<previous id>\n<id>\n<type>\n<data>…", or a count. */
 export function readDoorbell(message: string): Doorbell {

@@ -66,12 +66,8 @@ export class EvalService {
       );
       return created!;
     });
-    try {
-      await this.queue.add('drive', { evalId: row.id }, { ...evalJobOptions, jobId: row.id });
-    } catch (err) {
-      // The workers' sweep queues an active eval whose job is missing; the eval stands.
-      void err;
-    }
+    // Not queued (Redis failed)? The workers' sweep queues an active eval whose job is missing; the eval stands.
+    await this.queue.add('drive', { evalId: row.id }, { ...evalJobOptions, jobId: row.id }).catch(() => undefined);
     return presentEval(row);
   }
 

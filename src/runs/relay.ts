@@ -1,5 +1,5 @@
 import { isEventType, type StoredEvent } from '../shared/events.js';
-import { readDoorbell, type Doorbell, type RunLease, type RunRef } from '../engine/run-lease.js';
+import { readDoorbell, RING, type Doorbell, type RunLease, type RunRef } from '../engine/run-lease.js';
 import type { RedisClient } from '../shared/redis-scripts.js';
 
 type Deliver = (events: StoredEvent[]) => void;
@@ -20,7 +20,6 @@ interface RunEntry {
 }
 
 const PAGE = 500;
-const RING: Doorbell = { carried: false };
 
 /**
  * Relays run streams to any number of local listeners over a constant number of Redis connections
