@@ -120,3 +120,91 @@ describe('the memories API', () => {
     expect(rows[0]).toEqual({ kept: 12, rows: 12 });
   });
 });
+
+const react = (key: string, body: Record<string, unknown>) => stream(`${stack.url}/api/react`, { token: key, body });
+const answerOf = (events: Awaited<ReturnType<typeof react>>['events']) => ofType(events, 'answer')[0]?.data.content ?? '';
+
+describe('agents with memory', () => {
+  it('remember in one conversation and recall in the next: the memory event names what the run was given, and the local model quotes it', async () => {
+    const { key } = await stack.user();
+    const agent = (await stack.api(key, 'POST', '/api/agents', { name: 'friend', memory: true })).body;
+    const first = await react(key, { q: 'Remember that my favourite colour is teal.', agent_id: agent.id });
+    expect(ofType(first.events, 'done')[0]!.data.status).toBe('succeeded');
+    expect(ofType(first.events, 'memory')[0]!.data).toEqual({ ids: [], memories: [] });
+    const call = ofType(first.events, 'tool_call')[0]!.data;
+    expect(call).toMatchObject({ name: 'remember', arguments: { content: 'my favourite colour is teal.' } });
+    expect(ofType(first.events, 'tool_result')[0]!.data).toMatchObject({ name: 'remember', is_error: false });
+    expect(answerOf(first.events)).toContain('I will remember that');
+    const stored = (await stack.api(key, 'GET', `/api/memories?namespace=${agent.id}`)).body;
+    expect(stored.items.map((m: any) => m.content)).toEqual(['my favourite colour is teal.']);
+    await stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: 'The user works as a nurse in Porto' });
+
+    // A new conversation of the same agent: the memory is given before the first model call.
+    const second = await react(key, { q: 'What is my favourite colour?', agent_id: agent.id });
+    expect(second.events.map((e) => e.type).indexOf('memory')).toBeLessThan(second.events.map((e) => e.type).indexOf('token'));
+    const memory = ofType(second.events, 'memory')[0]!.data;
+    expect(memory.ids[0]).toBe(stored.items[0].id);
+    expect(memory.ids).toHaveLength(2);
+    expect(memory.memories[0]).toMatchObject({ id: stored.items[0].id, namespace: agent.id, content: 'my favourite colour is teal.' });
+    expect(answerOf(second.events)).toContain('"my favourite colour is teal."');
+    expect(second.events.some((e) => e.type === 'tool_call')).toBe(false);
+    // The `user` namespace is every agent's.
+    const other = (await stack.api(key, 'POST', '/api/agents', { name: 'other', memory: true })).body;
+    const work = await react(key, { q: 'Where do I work as a nurse?', agent_id: other.id });
+    expect(ofType(work.events, 'memory')[0]!.data.memories.map((m) => m.content)).toEqual(['The user works as a nurse in Porto']);
+    expect(answerOf(work.events)).toContain('nurse in Porto');
+  });
+
+  it('leave agents without memory as they were: no memory event, no memory tools, nothing remembered', async () => {
+    const { key } = await stack.user();
+    const agent = (await stack.api(key, 'POST', '/api/agents', { name: 'plain' })).body;
+    expect(agent.memory).toBe(false);
+    await stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: 'my favourite colour is teal' });
+    const run = await react(key, { q: 'Remember that my favourite colour is green.', agent_id: agent.id });
+    expect(run.events.some((e) => e.type === 'memory' || e.type === 'tool_call')).toBe(false);
+    expect(answerOf(run.events)).not.toContain('teal');
+    expect((await stack.api(key, 'GET', '/api/memories')).body.total).toBe(1);
+  });
+
+  it("never recall another user's memories, and memory is versioned with the agent", async () => {
+    const alice = await stack.user();
+    const bob = await stack.user();
+    const aliceAgent = (await stack.api(alice.key, 'POST', '/api/agents', { name: 'a', memory: true })).body;
+    await react(alice.key, { q: 'Remember that my favourite colour is teal', agent_id: aliceAgent.id });
+    const bobAgent = (await stack.api(bob.key, 'POST', '/api/agents', { name: 'b' })).body;
+    const patched = (await stack.api(bob.key, 'PATCH', `/api/agents/${bobAgent.id}`, { memory: true })).body;
+    expect(patched).toMatchObject({ memory: true, version: 2 });
+    const versions = (await stack.api(bob.key, 'GET', `/api/agents/${bobAgent.id}/versions`)).body.items;
+    expect(versions.map((v: any) => [v.version, v.memory])).toEqual([[2, true], [1, false]]);
+    const run = await react(bob.key, { q: 'What is my favourite colour?', agent_id: bobAgent.id });
+    expect(ofType(run.events, 'memory')[0]!.data.ids).toEqual([]);
+    expect(answerOf(run.events)).not.toContain('teal');
+    // Running version 1 (memory off) of the same agent through its version: no memory.
+    expect((await stack.api(bob.key, 'POST', `/api/agents/${bobAgent.id}/versions/1/restore`)).body).toMatchObject({ memory: false, version: 3 });
+  });
+
+  it('two runs writing at once lose nothing; a full memory is an error result the run reads, not a failed run', async () => {
+    const { key } = await stack.user();
+    const agent = (await stack.api(key, 'POST', '/api/agents', { name: 'busy', memory: true })).body;
+    const facts = Array.from({ length: 6 }, (_, i) => `fact ${i} is that the number ${i} is lucky`);
+    const runs = await Promise.all(facts.map((fact) => react(key, { q: `Remember that ${fact}`, agent_id: agent.id })));
+    expect(runs.map((r) => ofType(r.events, 'done')[0]!.data.status)).toEqual(facts.map(() => 'succeeded'));
+    const stored = (await stack.api(key, 'GET', '/api/memories?size=100')).body;
+    expect(stored.items.map((m: any) => m.content).sort()).toEqual([...facts].sort());
+    // Fill up to MEMORIES_PER_USER (12): the next remember is refused, and the run still answers.
+    await Promise.all(Array.from({ length: 6 }, (_, i) => stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: `filler ${i}` })));
+    const full = await react(key, { q: 'Remember that my cat is called Miso', agent_id: agent.id });
+    expect(ofType(full.events, 'tool_result')[0]!.data).toMatchObject({ name: 'remember', is_error: true, output: expect.stringContaining('MEMORIES_PER_USER') });
+    expect(ofType(full.events, 'done')[0]!.data.status).toBe('succeeded');
+    expect((await stack.api(key, 'GET', '/api/memories')).body.total).toBe(12);
+  });
+
+  it("deleting a user deletes their memories", async () => {
+    const admin = await stack.user('admin');
+    const { key, user } = await stack.user();
+    await stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: 'soon forgotten' });
+    expect((await stack.api(admin.key, 'DELETE', `/api/admin/users/${user.id}`)).status).toBe(204);
+    const { rows } = await stack.knex.raw('select (select count(*)::int from memories where user_id = :u) as memories, (select count(*)::int from memory_counts where user_id = :u) as counts', { u: user.id });
+    expect(rows[0]).toEqual({ memories: 0, counts: 0 });
+  });
+});

@@ -49,6 +49,11 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const services = workerServices(config, { knex, models, redis, logger, metrics });
   const { keys } = services;
   const executor = new RunExecutor(services.deps);
+  // DESIGN §25: with pgvector, the memories' HNSW index is built in the background (once; other workers skip it).
+  services.memories.ensureIndex().then(
+    (built) => built && logger.info('memory vector index ready'),
+    (err: unknown) => logger.warn({ err }, 'the memory vector index could not be built; searches scan the user\'s memories'),
+  );
   const cancellations = await CancellationListener.start(createRedis(config.redis, 'subscriber', 'worker-cancels'), keys.cancelChannel);
   const lifecycle = new WorkerLifecycle();
 

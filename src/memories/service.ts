@@ -89,6 +89,16 @@ export class MemoryService {
     return rows.map(presentMemory);
   }
 
+  /**
+   * Where the server has pgvector, the HNSW index of the memory model's vectors (built once, without
+   * blocking writes); the model's dimension is learnt from one embedding. False on the exact path.
+   */
+  async ensureIndex(): Promise<boolean> {
+    if ((await this.store.path()) !== 'pgvector') return false;
+    const { vector } = await this.embed('dimension probe');
+    return this.store.ensureIndex(vector.length);
+  }
+
   private async add(userId: string, namespace: string, content: string, metadata: Record<string, unknown>): Promise<MemoryRecord> {
     const row = await this.store.insert(userId, namespace, content, metadata, await this.embed(content));
     if (!row) throw new ConflictError('memory_limit', `You have ${this.settings.perUser} memories, the most kept per user (MEMORIES_PER_USER); delete some to make room`);

@@ -38,6 +38,8 @@ export const eventSchemas = {
   injected: v.object({ message_id: v.string(), content: v.string(), iteration }),
   /** DESIGN §20: the oldest turns were folded into the conversation's summary before the run's first model call. */
   compaction: v.object({ summarized_messages: v.pipe(v.number(), v.integer(), v.minValue(1)), tokens_before: v.number(), tokens_after: v.number() }),
+  /** DESIGN §25: the memories recalled before the run's first model call, closest first (none: an empty list). */
+  memory: v.object({ ids: v.array(v.string()), memories: v.array(v.object({ id: v.string(), namespace: v.string(), content: v.string(), score: v.number() })) }),
   /** `output` (DESIGN §23): the content parsed, valid against the run's output schema; absent for prose runs. */
   answer: v.object({ message_id: v.string(), content: v.string(), finish_reason: v.picklist(FINISH_REASONS), citations: v.optional(v.array(citationSchema)), output: v.optional(v.unknown()) }),
   error: v.object({ code: v.string(), message: v.string(), retryable: v.boolean() }),

@@ -8,6 +8,7 @@ import type { Usage } from '../../src/shared/events.js';
 import { describeImage, type Attachment } from '../../src/shared/attachments.js';
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
 import { extractiveSummary } from '../../src/shared/context-window.js';
+import { RECALL_TOOL, REMEMBER_TOOL } from '../tools/memory-tools.js';
 import type { OutputFormat } from '../../src/shared/output-schema.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -78,6 +79,47 @@ function nextClientCall(turn: ChatMessage[], tools: Tool[]): ToolCall | undefine
   return { id: `${CLIENT_CALL}${made.length + 1}`, name: tool.name, arguments: isObject(args) ? args : {} };
 }
 
+/** DESIGN §25: "Remember that X" → a `remember` call with X, once per turn, when the agent has memory. */
+const REMEMBER_THAT = /^\s*remember that\s+([\s\S]+)$/i;
+
+function nextRemember(turn: ChatMessage[], tools: Tool[]): ToolCall | undefined {
+  if (!tools.some((t) => t.name === REMEMBER_TOOL)) return undefined;
+  if (turn.some((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.name === REMEMBER_TOOL))) return undefined;
+  const question = turn.find((m) => m.role === 'user' && !m.injected)?.content;
+  const content = question?.match(REMEMBER_THAT)?.[1]?.trim();
+  return content ? { id: 'call_remember', name: REMEMBER_TOOL, arguments: { content } } : undefined;
+}
+
+/** The memories recalled before the run (DESIGN §25), from the system message that carries them. */
+const recalledMemories = (messages: ChatMessage[]) => messages.flatMap((m) => (m.role === 'system' ? (m.memories ?? []) : []));
+
+/** The contents a `recall` tool result lists. */
+function recalledIn(output: string): string[] {
+  try {
+    const records = JSON.parse(output) as { content?: unknown }[];
+    return Array.isArray(records) ? records.flatMap((r) => (typeof r?.content === 'string' ? [r.content] : [])) : [];
+  } catch {
+    return [];
+  }
+}
+
+const FILLER = new Set(['what', 'which', 'who', 'whom', 'where', 'when', 'why', 'how', 'the', 'and', 'are', 'is', 'was', 'were', 'you', 'your', 'yours', 'my', 'mine', 'me', 'do', 'does', 'did', 'can', 'could', 'would', 'should', 'that', 'this', 'these', 'those', 'for', 'with', 'about', 'have', 'has', 'had', 'remember', 'tell', 'know', 'any', 'some', 'of', 'to', 'in', 'on', 'at', 'a', 'an', 'it', 'be', 'i']);
+const contentWords = (text: string) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !FILLER.has(w)));
+
+/** The memory sharing most words with the question (the closer one on a tie); none when none shares a word. */
+function bestMemory(turn: ChatMessage[], memories: string[]): string | undefined {
+  const question = contentWords(turn.find((m) => m.role === 'user' && !m.injected)?.content ?? '');
+  let best: { memory: string; shared: number } | undefined;
+  for (const memory of memories) {
+    let shared = 0;
+    for (const word of contentWords(memory)) if (question.has(word)) shared++;
+    if (shared > 0 && shared > (best?.shared ?? 0)) best = { memory, shared };
+  }
+  return best?.memory;
+}
+
+const quoteMemory = (memory: string | undefined) => (memory ? `From what you told me before: ${quote(memory)}.` : 'I do not remember anything about that.');
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -110,6 +152,11 @@ export class LocalModel implements ModelProvider {
       await sink.thought(thought);
       return { text: '', toolCalls: [clientCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
+    const remember = nextRemember(turn, request.tools);
+    if (remember) {
+      await sink.thought('The message asks me to remember something; I will save it to memory.');
+      return { text: '', toolCalls: [remember], finishReason: 'stop', usage: usageOf(request.messages, '') };
+    }
     const call = this.nextCalculation(turn, request, names);
     if (call) {
       const thought = `The message contains the arithmetic expression ${call.expression}; I will use the calculator.`;
@@ -125,7 +172,7 @@ export class LocalModel implements ModelProvider {
       return { text: '', toolCalls: [toolCall], finishReason: 'stop', usage: usageOf(request.messages, thought) };
     }
     await sink.thought('I have what I need to answer.');
-    const answer = structuredAnswer(this.answer(turn, [...names.values()][0], new Set(request.tools.filter((t) => t.client).map((t) => t.name))), request.settings.outputFormat);
+    const answer = structuredAnswer(this.answer(turn, [...names.values()][0], new Set(request.tools.filter((t) => t.client).map((t) => t.name)), recalledMemories(request.messages)), request.settings.outputFormat);
     await this.stream(answer, sink, request.signal);
     return { text: answer, toolCalls: [], finishReason: 'stop', usage: usageOf(request.messages, answer) };
   }
@@ -191,7 +238,7 @@ export class LocalModel implements ModelProvider {
   }
 
   /** `exampleTool`: a connector tool of the agent, named in the help text when there is nothing else to say. */
-  private answer(turn: ChatMessage[], exampleTool?: string, clientTools: ReadonlySet<string> = new Set()): string {
+  private answer(turn: ChatMessage[], exampleTool?: string, clientTools: ReadonlySet<string> = new Set(), memories: string[] = []): string {
     const calls = new Map(turn.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).map((c) => [c.id, c]));
     const parts: string[] = [];
     for (const m of turn) {
@@ -200,10 +247,14 @@ export class LocalModel implements ModelProvider {
       else if (m.name === 'calculator' && m.isError) parts.push(`I could not work out ${calls.get(m.toolCallId)?.arguments.expression}: ${quote(m.content)}.`);
       else if (m.name === 'calculator') parts.push(`The result of ${calls.get(m.toolCallId)?.arguments.expression} is ${m.content}.`);
       else if (m.name === 'knowledge_base_retrieve') parts.push(quoteBestChunk(m.content));
+      else if (m.name === REMEMBER_TOOL && !m.isError) parts.push(`I will remember that: ${quote(String(calls.get(m.toolCallId)?.arguments.content ?? ''))}.`);
+      else if (m.name === RECALL_TOOL && !m.isError) parts.push(quoteMemory(bestMemory(turn, recalledIn(m.content))));
       else if (m.name && clientTools.has(m.name)) parts.push(`The ${m.name} function returned ${quote(m.content)}.`);
       else parts.push(m.isError ? `The ${m.name} tool failed: ${quote(m.content)}.` : `The ${m.name} tool returned ${quote(m.content)}.`);
     }
     const question = turn.find((m) => m.role === 'user' && !m.injected);
+    const remembered = parts.length === 0 ? bestMemory(turn, memories) : undefined;
+    if (remembered) parts.push(quoteMemory(remembered));
     if (parts.length === 0) {
       parts.push(`You asked ${quote(question?.content ?? '')}. I am the built-in local model: I can work out arithmetic and quote your knowledge bases.`);
       if (exampleTool) parts.push(`To call a connector tool, name it followed by its arguments as a JSON object, as in ${exampleTool} {}.`);

@@ -14,7 +14,8 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: 'system'; content: string }
+  /** `memories`: what was recalled before the run (DESIGN §25), also in `content`; the local model quotes from it. */
+  | { role: 'system'; content: string; memories?: string[] }
   | { role: 'user'; content: string; injected?: boolean; images?: Attachment[] }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; content: string; toolCallId: string; name: string; isError?: boolean };

@@ -13,6 +13,7 @@ import { RUN_QUEUE, WEBHOOK_QUEUE, wakeRunJob, type RunJob, type WebhookJob } fr
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import { searchKnowledgeBases } from '../../src/knowledge/retrieval.js';
 import { knowledgeParts } from '../../src/knowledge/assembly.js';
+import { buildMemoryService } from '../../src/memories/assembly.js';
 import { OutboundClient } from '../../src/net/outbound.js';
 import { Sealer } from '../../src/crypto/sealed.js';
 import { MAX_RESPONSE_BYTES } from '../../src/connectors/mcp.js';
@@ -73,6 +74,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   });
   const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
   const knowledge = knowledgeParts(config, knex);
+  const memories = buildMemoryService(config, knex, knowledge.models);
   const deps: ExecutorDeps = {
     store: new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }),
     lease: new RunLease(redis, keys, leaseOptions(config.runs)),
@@ -86,6 +88,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     limits: { maxCrashes: config.runs.maxCrashes, maxEvents: config.runs.maxEvents, maxDurationMs: config.runs.maxDurationMs, approvalTimeoutMs: config.runs.approvalTimeoutMs, clientToolTimeoutMs: config.runs.clientToolTimeoutMs },
     searchKnowledge: (ids, query, topK, options) => searchKnowledgeBases(knex, knowledge.retriever, ids, query, topK, options),
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
+    memories,
     outputRepairAttempts: config.runs.outputRepairAttempts,
     // Spans of runs (DESIGN §18) only when tracing is on; the entry point has started the SDK they go to.
     tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
@@ -102,6 +105,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   return {
     deps,
     knowledge,
+    memories,
     keys,
     metrics,
     outbox,

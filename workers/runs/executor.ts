@@ -30,6 +30,8 @@ import type { BudgetLedger, BudgetRef } from '../../src/budgets/ledger.js';
 import { BudgetSpent, DEFAULT_RESERVATIONS, RunBudget, type ReservationSettings } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { LOOPS } from './loops.js';
+import { recallBeforeRun, withMemories } from './memory.js';
+import { RECALL_TOOL, REMEMBER_TOOL } from '../tools/memory-tools.js';
 import { QUEUED_RECHECK_MS, type StoredRun } from '../../src/shared/jobs.js';
 
 /** What the run's history a job reads is bounded by (DESIGN §20): HistoryBound. */
@@ -258,9 +260,12 @@ export class RunExecutor {
       }
       // Compacted before the loop's first step (DESIGN §20); an attempt resuming from a checkpoint uses the stored summary as it is.
       const window = contextWindowOf(ctx.agent.model, loaded.agent?.context_window, this.deps.defaultContextWindow ?? DEFAULT_CONTEXT_WINDOW);
+      // DESIGN §25: the memories closest to the question are recalled while the history is read; a resumed attempt has them in its checkpoint.
+      const recalling = checkpoint || !ctx.agent.memoryAgentId ? undefined : recallBeforeRun(ctx);
+      recalling?.catch(() => {});
       const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.deps.store });
       histories.set(ctx, prepared);
-      const history = prepared.messages;
+      const history = recalling ? withMemories(prepared.messages, await recalling) : prepared.messages;
       const loop = checkpoint?.loop;
       return await LOOPS[run.mode](ctx, history, loop);
     } catch (err) {
@@ -425,8 +430,9 @@ function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: 
     docMode: docMode ?? 'auto',
     toolApproval: agent?.tool_approval ?? 'never',
     connectorIds: agent?.connector_ids ?? [],
-    // An agent with knowledge bases can always search them.
-    tools: knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? [...tools, 'knowledge_base_retrieve'] : tools,
+    // An agent with knowledge bases can always search them; one with memory remembers and recalls (DESIGN §25).
+    tools: [...tools, ...(knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? ['knowledge_base_retrieve'] : []), ...(agent?.memory ? [REMEMBER_TOOL, RECALL_TOOL] : [])],
+    ...(agent?.memory ? { memoryAgentId: agent.id } : {}),
   };
 }
 

@@ -23,6 +23,8 @@ import type { ImageSource } from '../../src/files/model-images.js';
 import type { RunBudget } from './run-budget.js';
 import type { RunTracer } from './telemetry.js';
 import { tokenizer } from '../../src/shared/context-window.js';
+import type { MemoryService } from '../../src/memories/service.js';
+import type { RunMemory } from '../tools/tool.js';
 
 export { END_SCOPE, MAIN_SCOPE, nodeScope } from './run-events.js';
 
@@ -36,6 +38,8 @@ export interface AgentSettings {
   docMode: DocMode;
   /** DESIGN §23: what the final answer must be (the run's own, else its agent's output_schema); absent: prose. */
   outputFormat?: OutputFormat;
+  /** DESIGN §25: the agent whose memories the run recalls and writes; absent: its agent has no memory. */
+  memoryAgentId?: string;
 }
 
 /** What a run's tools reach outside the loop. */
@@ -51,6 +55,8 @@ export interface ToolServices {
   tracer?: RunTracer;
   /** OUTPUT_REPAIR_ATTEMPTS (DESIGN §23); 1 when absent. */
   outputRepairAttempts?: number;
+  /** The users' memories (DESIGN §25); absent: no run has memory. */
+  memories?: Pick<MemoryService, 'remember' | 'recall'>;
 }
 
 /** The parts a RunContext is made of; the executor builds them per attempt. */
@@ -117,6 +123,18 @@ export class RunContext {
   /** OUTPUT_REPAIR_ATTEMPTS: how often an answer its output schema refuses goes back to the model (DESIGN §23). */
   get outputRepairAttempts(): number {
     return this.parts.services.outputRepairAttempts ?? 1;
+  }
+
+  /** The user's memories through the run's agent (DESIGN §25); undefined when its agent has no memory. */
+  memory(): RunMemory | undefined {
+    const { memories } = this.parts.services;
+    const agentId = this.agent.memoryAgentId;
+    if (!memories || !agentId) return undefined;
+    const userId = this.run.user_id;
+    return {
+      remember: (content) => memories.remember(userId, agentId, content),
+      recall: (query) => memories.recall(userId, agentId, query, undefined, this.signal),
+    };
   }
 
   /** The run's logger: its ids, and the request that started it, on every line. */
@@ -403,6 +421,7 @@ export class RunContext {
           this.traced((tracer, run) => tracer.tool(call, tools, this.run.conversation_id, run), () => runTool(tools, call, {
             signal: this.signal,
             now: services.now,
+            memory: this.memory(),
             searchKnowledge: (query, topK) =>
               this.traced((tracer, run) => tracer.retrieval(this.agent.knowledgeBaseIds, query, topK, run), () => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
                 signal: this.signal,

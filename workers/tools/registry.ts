@@ -3,8 +3,10 @@ import { evaluate } from './calculator.js';
 import { EmbeddingError } from '../../src/knowledge/embedders.js';
 import type { ToolCall } from '../models/types.js';
 import type { Tool, ToolContext } from './tool.js';
+import { ToolError } from './tool-error.js';
+import { recallTool, rememberTool, RECALL_TOOL, REMEMBER_TOOL } from './memory-tools.js';
 
-export class ToolError extends Error {}
+export { ToolError };
 
 const calculator: Tool = {
   name: 'calculator',
@@ -47,16 +49,18 @@ const knowledgeBaseRetrieve: Tool = {
   },
 };
 
-/** The one place tools are registered. */
-export const TOOLS: Record<ToolName, Tool> = {
+/** The one place tools are registered: the ones agents list, and the memory tools agents with `memory: true` get (DESIGN §25). */
+export const TOOLS: Record<ToolName | typeof REMEMBER_TOOL | typeof RECALL_TOOL, Tool> = {
   calculator,
   current_time: currentTime,
   knowledge_base_retrieve: knowledgeBaseRetrieve,
+  remember: rememberTool,
+  recall: recallTool,
 };
 
 export function toolsFor(names: readonly string[]): Tool[] {
   return names.flatMap((name) => {
-    const tool = TOOLS[name as ToolName];
+    const tool = TOOLS[name as keyof typeof TOOLS];
     return tool ? [tool] : [];
   });
 }

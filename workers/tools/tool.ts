@@ -1,4 +1,5 @@
 import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
+import type { MemoryRecord } from '../../src/memories/records.js';
 
 /** What a tool is to the loops and the model providers: its description, and how to run it (tools/registry.ts holds the built-ins). */
 
@@ -7,6 +8,14 @@ export interface ToolContext {
   now: () => Date;
   /** Searches the run's agent's knowledge bases (none → no records). */
   searchKnowledge: (query: string, topK: number) => Promise<RetrievedChunk[]>;
+  /** The user's memories through the run's agent (DESIGN §25); absent when its agent has no memory. */
+  memory?: RunMemory;
+}
+
+/** What a run's memory tools reach: the user's memories, through the run's agent (DESIGN §25). */
+export interface RunMemory {
+  remember(content: string): Promise<MemoryRecord>;
+  recall(query: string): Promise<MemoryRecord[]>;
 }
 
 export interface Tool {
