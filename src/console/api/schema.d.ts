@@ -2253,6 +2253,19 @@ export interface components {
             id: string;
         } | {
             data: {
+                ids: string[];
+                memories: {
+                    content: string;
+                    id: string;
+                    namespace: string;
+                    score: number;
+                }[];
+            };
+            /** @constant */
+            event: "memory";
+            id: string;
+        } | {
+            data: {
                 citations?: {
                     chunk_id: string;
                     document_id: string;
