@@ -67,7 +67,7 @@ export class MemoryStore {
          returning 1
        )
        insert into memories (user_id, namespace, content, metadata, embedding_model, dimensions, embedding)
-       select :user, :namespace, :content, :metadata, :model, :dimensions, cast(:vector as real[]) from slot
+       select :user, :namespace, :content, :metadata, :model, :dimensions, cast(:query as real[]) from slot
        returning ${COLUMNS}`,
       { user: userId, limit: this.settings.perUser, namespace, content, metadata: JSON.stringify(metadata), ...vectorBindings(embedded) },
     );
@@ -146,12 +146,13 @@ export class MemoryStore {
     const where = `${scopeSql(scope)} and embedding_model = :model and dimensions = ${n}`;
     if ((await this.path()) === 'exact') {
       const similarity = n <= CUBE_MAX_DIMENSIONS
-        ? '1 - power(cube(embedding::float8[]) <-> cube(cast(:vector as float8[])), 2) / 2'
-        : 'kb_dot(embedding, cast(:vector as real[]))';
+        ? '1 - power(cube(cast(embedding as float8[])) <-> cube(cast(:query as float8[])), 2) / 2'
+        : 'kb_dot(embedding, cast(:query as real[]))';
       const { rows } = await this.knex.raw(`select ${COLUMNS}, ${similarity} as score from memories where ${where} order by score desc, id limit :limit offset :offset`, bindings);
       return rows;
     }
-    const distance = `embedding::vector(${n}) <=> cast(cast(:vector as real[]) as vector(${n}))`;
+    // `cast(… as vector(n))`, never `::vector`: knex would read `:vector` as a named binding.
+    const distance = `cast(embedding as vector(${n})) <=> cast(cast(:query as real[]) as vector(${n}))`;
     return this.knex.transaction(async (trx) => {
       // Strict order: a filtered HNSW scan goes on until it has the rows asked for (pgvector ≥ 0.8; a no-op before).
       await trx.raw(`select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'strict_order', true)`, [String(this.settings.efSearch)]);
@@ -197,5 +198,5 @@ function scopeBindings(scope: MemoryScope): Record<string, unknown> {
 }
 
 function vectorBindings({ model, vector }: MemoryVector) {
-  return { model, dimensions: dimensionsOf(vector), vector: vectorLiteral(vector) };
+  return { model, dimensions: dimensionsOf(vector), query: vectorLiteral(vector) };
 }
