@@ -27,6 +27,7 @@ import * as structuredOutputs from './20261128_027_structured_outputs.js';
 import * as clientTools from './20261128_028_client_tools.js';
 import * as runIndexes from './20261128_029_run_indexes.js';
 import * as evals from './20261128_030_evals.js';
+import * as memories from './20261128_031_memories.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -62,6 +63,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128_028_client_tools': clientTools,
   '20261128_029_run_indexes': runIndexes,
   '20261128_030_evals': evals,
+  '20261128_031_memories': memories,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -21,6 +21,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { scheduleRoutes } from './routes/schedules.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { evalRoutes } from './routes/evals.js';
+import { memoryRoutes } from './routes/memories.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { adminKeyRoutes } from './routes/admin-keys.js';
 import { adminRunRoutes } from './routes/admin-runs.js';
@@ -56,6 +57,7 @@ export function apiRoutes(services: Services): Route[] {
     ...scheduleRoutes(services),
     ...datasetRoutes(services),
     ...evalRoutes(services),
+    ...memoryRoutes(services),
     ...adminUserRoutes(services),
     ...adminKeyRoutes(services),
     ...adminRunRoutes(services),

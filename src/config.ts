@@ -101,6 +101,9 @@ const EnvSchema = v.object({
   DATASET_UPLOAD_MAX_BYTES: v.optional(intFrom(1024, 1024 * 1024 * 1024), String(10 * 1024 * 1024)),
   EVALS_ACTIVE_PER_USER: v.optional(intFrom(1, 10_000), '10'),
   EVAL_DRIVERS_PER_WORKER: v.optional(intFrom(1, 1000), '16'),
+  MEMORIES_PER_USER: v.optional(intFrom(1, 10_000_000), '10000'),
+  MEMORY_RECALL_K: v.optional(intFrom(1, 50), '3'),
+  MEMORY_EMBEDDING_MODEL: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1)), 'local'),
   CONVERSATION_RETENTION_DAYS: v.optional(intFrom(1, 36_500)),
   DEFAULT_RATE_LIMIT_RPM: v.optional(intFrom(1, 100_000)),
   RUN_MAX_CRASHES: v.optional(intFrom(1, 100), '3'),
@@ -259,6 +262,8 @@ export interface Config {
   schedules: { minIntervalSeconds: number; perUser: number };
   /** DESIGN §24: items per dataset, datasets per user, the largest items upload, evals queued or running per user, and evals one worker process drives at once. */
   evals: { maxItems: number; perUser: number; uploadMaxBytes: number; activePerUser: number; driversPerWorker: number };
+  /** DESIGN §25: memories a user may keep, how many the run is given before it starts (and recall returns), and the model that embeds them (`local` or a gateway embedding model). */
+  memory: { perUser: number; recallK: number; embeddingModel: string };
   /** DESIGN §20: conversations idle (not updated) this many days are deleted by the workers' retention job; null: kept for ever. */
   conversations: { retentionDays: number | null };
   /** Largest knowledge-base document accepted (multipart uploads; JSON bodies are bound by BODY_LIMIT_BYTES). */
@@ -404,6 +409,7 @@ export function loadConfig(env: Env = process.env): Config {
     budgets: { reserveCompletionTokens: e.BUDGET_RESERVE_COMPLETION_TOKENS, reservationTtlMs: e.BUDGET_RESERVATION_TTL_S * 1000 },
     schedules: { minIntervalSeconds: e.SCHEDULE_MIN_INTERVAL_S, perUser: e.SCHEDULES_PER_USER },
     evals: { maxItems: e.DATASET_MAX_ITEMS, perUser: e.DATASETS_PER_USER, uploadMaxBytes: e.DATASET_UPLOAD_MAX_BYTES, activePerUser: e.EVALS_ACTIVE_PER_USER, driversPerWorker: e.EVAL_DRIVERS_PER_WORKER },
+    memory: { perUser: e.MEMORIES_PER_USER, recallK: e.MEMORY_RECALL_K, embeddingModel: e.MEMORY_EMBEDDING_MODEL },
     conversations: { retentionDays: e.CONVERSATION_RETENTION_DAYS ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     files: {

@@ -48,6 +48,7 @@ import { inlineCpu, type CpuWork } from './cpu/work.js';
 import { EVAL_QUEUE, type EvalJob } from './shared/jobs.js';
 import { DatasetService } from './evals/datasets.js';
 import { EvalService } from './evals/service.js';
+import { buildMemoryService } from './memories/assembly.js';
 
 /** The metric gauges read queue counts this often at most (DESIGN §12). */
 const METRICS_QUEUE_TTL_MS = 5000;
@@ -140,6 +141,8 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   // DESIGN §24: datasets, and evals driven by the workers' eval queue.
   const datasets = new DatasetService(knex, { maxItems: clients.config.evals.maxItems, perUser: clients.config.evals.perUser });
   const evals = new EvalService(knex, evalQueue, (userId, runId) => runs.cancel(userId, runId), { activePerUser: clients.config.evals.activePerUser, gateway: Boolean(clients.config.model.gateway.url) });
-  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue };
+  // DESIGN §25: the user's memories, embedded by MEMORY_EMBEDDING_MODEL.
+  const memories = buildMemoryService(clients.config, knex, knowledgeParts.models);
+  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue, memories };
 }
 export type Services = ReturnType<typeof buildServices>;

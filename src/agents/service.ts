@@ -25,6 +25,8 @@ export interface NewAgent extends StoredSettings {
   tool_approval: ToolApproval;
   /** DESIGN §23: the JSON Schema its runs' final answers satisfy; null: prose. */
   output_schema?: Record<string, unknown> | null;
+  /** DESIGN §25: recall and remember the user's memories. */
+  memory?: boolean;
 }
 
 const issue = (loc: (string | number)[], msg: string, input: unknown): ValidationIssue => ({ loc: ['body', ...loc], msg: `Value error, ${msg}`, type: 'value_error', input });

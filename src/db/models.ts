@@ -103,6 +103,8 @@ export class Agent extends Model {
   context_window!: number | null;
   /** DESIGN §23: the JSON Schema its runs' final answers satisfy; null: prose. */
   output_schema!: Record<string, unknown> | null;
+  /** DESIGN §25: its runs recall the user's memories before they start and have the remember and recall tools. */
+  memory!: boolean;
   /** DESIGN §20: 1, then one more for each PATCH or restore; `agent_versions` keeps each version's configuration. */
   version!: number;
   /** DESIGN §20: a deleted agent is gone to its owner (404) and names no new run; its runs and history stay. */

@@ -40,7 +40,7 @@ export const errorBodies: Record<number, v.GenericSchema> = {
   403: errorOf(['forbidden']),
   404: errorOf(['not_found']),
   405: errorOf(['method_not_allowed']),
-  409: errorOf(['no_active_execution', 'conversation_busy', 'last_admin', 'endpoint_disabled', 'approval_not_pending', 'schedule_limit', 'not_requires_action', 'tool_output_not_pending', 'dataset_full', 'dataset_limit', 'eval_final']),
+  409: errorOf(['no_active_execution', 'conversation_busy', 'last_admin', 'endpoint_disabled', 'approval_not_pending', 'schedule_limit', 'not_requires_action', 'tool_output_not_pending', 'dataset_full', 'dataset_limit', 'eval_final', 'memory_limit']),
   410: GoneBody,
   413: errorOf(['payload_too_large']),
   415: errorOf(['unsupported_media_type']),

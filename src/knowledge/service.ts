@@ -208,6 +208,6 @@ export class KnowledgeService {
 }
 
 /** An embedding call the request needed failed: 503 (try again) when transient, else 502 with the gateway's verdict. */
-function gatewayRefusal(err: EmbeddingError): Error {
+export function gatewayRefusal(err: EmbeddingError): Error {
   return err.retryable ? new UnavailableError(`The model gateway is unavailable: ${err.message}`, 5, err.message) : new BadGatewayError(err.code, err.message);
 }

@@ -31,6 +31,8 @@ const CreateAgentBody = v.strictObject({
   ),
   /** DESIGN §23: the JSON Schema its runs' final answers are valid against; null: prose. */
   output_schema: v.optional(outputSchemaValue, null),
+  /** DESIGN §25: the user's memories recalled before each run, and the remember and recall tools. */
+  memory: v.optional(v.boolean(), false),
 });
 
 /** A field of creation as a PATCH takes it: optional, without creation's default (an absent field stays as it is). */

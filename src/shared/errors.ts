@@ -72,8 +72,8 @@ export class ModelNotFoundError extends NotFoundError {
 export class ConflictError extends AppError {
   readonly status = 409;
   constructor(
-    /** `last_admin`: the change would leave no active admin (DESIGN §9); `endpoint_disabled`, `approval_not_pending`: DESIGN §10–§11; `schedule_limit`: SCHEDULES_PER_USER (§19); `not_requires_action`, `tool_output_not_pending`: client tools (§23); `dataset_full`, `dataset_limit`, `eval_final`: evals (§24). */
-    readonly code: 'no_active_execution' | 'conversation_busy' | 'last_admin' | 'endpoint_disabled' | 'approval_not_pending' | 'schedule_limit' | 'not_requires_action' | 'tool_output_not_pending' | 'dataset_full' | 'dataset_limit' | 'eval_final',
+    /** `last_admin`: the change would leave no active admin (DESIGN §9); `endpoint_disabled`, `approval_not_pending`: DESIGN §10–§11; `schedule_limit`: SCHEDULES_PER_USER (§19); `not_requires_action`, `tool_output_not_pending`: client tools (§23); `dataset_full`, `dataset_limit`, `eval_final`: evals (§24); `memory_limit`: MEMORIES_PER_USER (§25). */
+    readonly code: 'no_active_execution' | 'conversation_busy' | 'last_admin' | 'endpoint_disabled' | 'approval_not_pending' | 'schedule_limit' | 'not_requires_action' | 'tool_output_not_pending' | 'dataset_full' | 'dataset_limit' | 'eval_final' | 'memory_limit',
     message: string,
   ) {
     super(message);

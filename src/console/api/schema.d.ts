@@ -1103,6 +1103,82 @@ export interface paths {
         patch: operations["patchApiMeApiKeysId"];
         trace?: never;
     };
+    "/api/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your memories, newest first, all or of one namespace; with q, ranked by meaning (closest first, each with its score)
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiMemories"];
+        put?: never;
+        /**
+         * Add a memory to a namespace ("user" for all your agents, or an agent's id)
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        post: operations["postApiMemories"];
+        /**
+         * Delete every memory of one namespace
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        delete: operations["deleteApiMemories"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a memory
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiMemoriesId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a memory
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        delete: operations["deleteApiMemoriesId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a memory's content (embedded again) or metadata
+         * @description Scope `chat` (or full access). Not for restricted users.
+         */
+        patch: operations["patchApiMemoriesId"];
+        trace?: never;
+    };
+    "/api/memories/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your namespaces that hold memories ("user", and each agent's), with their counts
+         * @description Scope `chat` (or full access).
+         */
+        get: operations["getApiMemoriesNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/react": {
         parameters: {
             query?: never;
@@ -1724,6 +1800,8 @@ export interface components {
             knowledge_base_ids: string[];
             max_iterations: number;
             max_tokens: number | null;
+            /** @description DESIGN §25: its runs are given the memories closest to the question before they start, and the remember and recall tools */
+            memory: boolean;
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
@@ -1765,6 +1843,8 @@ export interface components {
             knowledge_base_ids: string[];
             max_iterations: number;
             max_tokens: number | null;
+            /** @description DESIGN §25: its runs are given the memories closest to the question before they start, and the remember and recall tools */
+            memory: boolean;
             /** @description The agent's model; null: the deployment's default model (`local`, or GATEWAY_MODEL under MODEL_PROVIDER=gateway), decided when each run starts */
             model: string | null;
             name: string;
@@ -2402,7 +2482,7 @@ export interface components {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit" | "not_requires_action" | "tool_output_not_pending" | "dataset_full" | "dataset_limit" | "eval_final";
+                    error: "no_active_execution" | "conversation_busy" | "last_admin" | "endpoint_disabled" | "approval_not_pending" | "schedule_limit" | "not_requires_action" | "tool_output_not_pending" | "dataset_full" | "dataset_limit" | "eval_final" | "memory_limit";
                     message: string;
                 };
             };
@@ -3838,6 +3918,8 @@ export interface operations {
                     max_iterations?: number;
                     /** @default null */
                     max_tokens?: number | null;
+                    /** @default false */
+                    memory?: boolean;
                     /** @default null */
                     model?: string | null;
                     name: string;
@@ -3983,6 +4065,7 @@ export interface operations {
                     knowledge_base_ids?: string[];
                     max_iterations?: number;
                     max_tokens?: number | null;
+                    memory?: boolean;
                     model?: string | null;
                     name?: string;
                     output_schema?: unknown | null;
@@ -6836,6 +6919,340 @@ export interface operations {
             404: components["responses"]["404"];
             413: components["responses"]["413"];
             422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiMemories: {
+        parameters: {
+            query?: {
+                namespace?: string;
+                page?: number;
+                q?: string;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            content: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description "user" (all of the user's agents read it) or the id of the agent that remembers it */
+                            namespace: string;
+                            /** @description With q: how close the memory is to q in meaning (cosine similarity; higher is closer) */
+                            score?: number;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        page: number;
+                        pages: number;
+                        size: number;
+                        total: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    postApiMemories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    metadata?: unknown | null;
+                    namespace: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description "user" (all of the user's agents read it) or the id of the agent that remembers it */
+                        namespace: string;
+                        /** @description With q: how close the memory is to q in meaning (cosine similarity; higher is closer) */
+                        score?: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            409: components["responses"]["409"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    deleteApiMemories: {
+        parameters: {
+            query: {
+                namespace: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: number;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiMemoriesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description "user" (all of the user's agents read it) or the id of the agent that remembers it */
+                        namespace: string;
+                        /** @description With q: how close the memory is to q in meaning (cosine similarity; higher is closer) */
+                        score?: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    deleteApiMemoriesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    patchApiMemoriesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content?: string;
+                    metadata?: unknown | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description "user" (all of the user's agents read it) or the id of the agent that remembers it */
+                        namespace: string;
+                        /** @description With q: how close the memory is to q in meaning (cosine similarity; higher is closer) */
+                        score?: number;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
+            404: components["responses"]["404"];
+            413: components["responses"]["413"];
+            422: components["responses"]["422"];
+            429: components["responses"]["429"];
+            500: components["responses"]["500"];
+            503: components["responses"]["503"];
+        };
+    };
+    getApiMemoriesNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description What is left of it: `"rpm";r=<requests remaining>;t=<seconds until all are back; with none left, until the next one is>` */
+                    RateLimit?: string;
+                    /** @description The credential's rate limit: `"rpm";q=<requests>;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description The request id (kept from the request when sane), in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            agent_id: string | null;
+                            /** @description The agent whose namespace it is; null for "user", and for an agent deleted since */
+                            agent_name: string | null;
+                            count: number;
+                            namespace: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["401"];
+            403: components["responses"]["403"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
             503: components["responses"]["503"];
