@@ -152,6 +152,16 @@ describe.skipIf(!chromiumInstalled)('the Memories screen', () => {
     expect((await stack.api(user.key, 'GET', '/api/memories')).body.total).toBe(3);
     await shot(page, 'add-refused');
 
+    // A long memory is folded after its first lines; opened, it shows all of it.
+    const long = `The user's trip notes: ${'Lisbon to Tokyo via Doha, window seat, vegetarian meal, lounge access. '.repeat(8)}`.trim();
+    expect((await stack.api(user.key, 'POST', '/api/memories', { namespace: 'user', content: long })).status).toBe(201);
+    await picker.selectOption('');
+    const folded = all.locator('tbody tr').first().locator('details');
+    await folded.waitFor();
+    expect(await folded.locator('summary').textContent()).toMatch(/…$/);
+    await folded.locator('summary').click();
+    await expect.poll(() => folded.locator('p.memory-text').textContent()).toBe(long);
+
     // The agent builder's Memory switch: on, saved as the agent's next version.
     await showScreen(page, `/agents/${agentId}`, 'Travel planner');
     const memory = page.getByRole('checkbox', { name: 'Memory', exact: true });
@@ -199,7 +209,8 @@ describe.skipIf(!chromiumInstalled)('the Memories screen', () => {
     const empty = page.getByRole('note').filter({ hasText: 'No memories yet' });
     await empty.waitFor();
     expect(await empty.textContent()).toContain('turn on Memory in an agent');
-    await page.getByText('You have no memories yet.').waitFor();
+    await settled(page);
+    expect(await page.getByRole('table').count()).toBe(0);
     await shot(page, 'empty');
     await page.setViewportSize({ width: 390, height: 844 });
     await expectNoSidewaysScroll(page, 'no memories');

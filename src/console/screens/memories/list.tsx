@@ -107,49 +107,57 @@ export function MemoriesScreen({ namespace }: { namespace?: string }) {
         </p>
       )}
       {q && <p class="muted small">Closest in meaning to “{q}” first; the score is the cosine similarity (higher is closer).</p>}
-      <LoadedView loaded={list}>
-        {(data) => (
-          <>
-            <div class="table-scroll memories-table">
-              <Table<Memory>
-                caption={q ? `Memories closest to “${q}”` : namespace ? `Memories of ${nameOf(namespace)}, newest first` : 'Your memories, newest first'}
-                rows={data.items}
-                rowKey={(m) => m.id}
-                empty={q ? 'No memories to search here.' : namespace ? `${nameOf(namespace)} has no memories.` : 'You have no memories yet.'}
-                columns={[
-                  { header: 'Memory', cell: (m) => <MemoryContent memory={m} /> },
-                  ...(q ? [{ header: 'Score', cell: (m: Memory) => (m.score === undefined ? '—' : <span data-testid="memory-score">{scoreText(m.score)}</span>) }] : []),
-                  {
-                    header: 'Namespace',
-                    cell: (m) => (
-                      <a href={`#/memories/${m.namespace}`} title={m.namespace}>
-                        {nameOf(m.namespace)}
-                      </a>
-                    ),
-                  },
-                  { header: 'Created', cell: (m) => <When at={m.created_at} /> },
-                  {
-                    header: 'Actions',
-                    cell: (m) => (
-                      <ConfirmButton
-                        label="Delete"
-                        question="Delete this memory?"
-                        confirmLabel="Yes, delete"
-                        onConfirm={async () => {
-                          await must(api.DELETE('/api/memories/{id}', { params: { path: { id: m.id } } }));
-                          setDeleted(undefined);
-                          changed();
-                        }}
-                      />
-                    ),
-                  },
-                ]}
-              />
-            </div>
-            <Pager page={data.page} pages={data.pages} total={data.total} onPage={setPage} label="Pages of memories" noun={{ one: 'memory', many: 'memories' }} />
-          </>
-        )}
-      </LoadedView>
+      {/* With no memories at all, the note above says so and how they come about: no empty list under it. */}
+      {!(nothingYet && !q && list.data?.total === 0) && (
+        <LoadedView loaded={list}>
+          {(data) => (
+            <>
+              <div class="table-scroll memories-table">
+                <Table<Memory>
+                  caption={q ? `Memories closest to “${q}”` : namespace ? `Memories of ${nameOf(namespace)}, newest first` : 'Your memories, newest first'}
+                  rows={data.items}
+                  rowKey={(m) => m.id}
+                  empty={q ? 'No memories to search here.' : namespace ? `${nameOf(namespace)} has no memories.` : 'You have no memories yet.'}
+                  columns={[
+                    { header: 'Memory', cell: (m) => <MemoryContent memory={m} /> },
+                    ...(q ? [{ header: 'Score', cell: (m: Memory) => (m.score === undefined ? '—' : <span data-testid="memory-score">{scoreText(m.score)}</span>) }] : []),
+                    // One namespace shown: each row's would say the same.
+                    ...(namespace
+                      ? []
+                      : [
+                          {
+                            header: 'Namespace',
+                            cell: (m: Memory) => (
+                              <a href={`#/memories/${m.namespace}`} title={m.namespace}>
+                                {nameOf(m.namespace)}
+                              </a>
+                            ),
+                          },
+                        ]),
+                    { header: 'Created', cell: (m) => <When at={m.created_at} /> },
+                    {
+                      header: 'Actions',
+                      cell: (m) => (
+                        <ConfirmButton
+                          label="Delete"
+                          question="Delete this memory?"
+                          confirmLabel="Yes, delete"
+                          onConfirm={async () => {
+                            await must(api.DELETE('/api/memories/{id}', { params: { path: { id: m.id } } }));
+                            setDeleted(undefined);
+                            changed();
+                          }}
+                        />
+                      ),
+                    },
+                  ]}
+                />
+              </div>
+              <Pager page={data.page} pages={data.pages} total={data.total} onPage={setPage} label="Pages of memories" noun={{ one: 'memory', many: 'memories' }} />
+            </>
+          )}
+        </LoadedView>
+      )}
       <AddMemory
         key={namespace ?? ''}
         initialNamespace={namespace ?? USER_NAMESPACE}
