@@ -174,11 +174,16 @@ describe.skipIf(!chromiumInstalled)('the Memories screen', () => {
     expect(saved).toMatchObject({ memory: true, version: 2 });
     await shot(page, 'agent');
 
-    // At a phone's width: nothing scrolls sideways.
+    // At a phone's width: nothing scrolls sideways, also with a long agent name and an unbroken link in a memory.
+    const longName = 'A fairly long name that a real user would type for this research assistant';
+    const longAgent: string = (await stack.api(user.key, 'POST', '/api/agents', { name: longName })).body.id;
+    const link = `https://example.com/${'very-long-path-segment-'.repeat(6)}report.pdf`;
+    expect((await stack.api(user.key, 'POST', '/api/memories', { namespace: longAgent, content: `The user's quarterly report lives at ${link}` })).status).toBe(201);
     await page.setViewportSize({ width: 390, height: 844 });
     for (const [route, heading, name] of [
       ['/memories', 'Memories', 'all'],
       [`/memories/${agentId}`, 'Memories', 'namespace'],
+      [`/memories/${longAgent}`, 'Memories', 'long-names'],
       [`/agents/${agentId}`, 'Travel planner', 'agent'],
     ] as const) {
       await showScreen(page, route, heading);

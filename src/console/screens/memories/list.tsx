@@ -30,8 +30,13 @@ export function MemoriesScreen({ namespace }: { namespace?: string }) {
 
   const namespaces = useLoad(() => must(api.GET('/api/memories/namespaces')), []);
   const agents = useLoad(() => must(api.GET('/api/agents', { params: { query: { size: PICKER_SIZE } } })), []);
+  // Each answer carries the namespace and search it answers: while the next loads, the rows shown keep their own caption and columns.
   const list = useLoad(
-    () => must(api.GET('/api/memories', { params: { query: { page, size: PAGE_SIZE, ...(namespace ? { namespace } : {}), ...(q ? { q } : {}) } } })),
+    async () => ({
+      shown: await must(api.GET('/api/memories', { params: { query: { page, size: PAGE_SIZE, ...(namespace ? { namespace } : {}), ...(q ? { q } : {}) } } })),
+      namespace,
+      q,
+    }),
     [namespace, q, page],
   );
   const changed = () => {
@@ -41,7 +46,8 @@ export function MemoriesScreen({ namespace }: { namespace?: string }) {
   useEffect(() => setDeleted(undefined), [namespace]);
   // The last memory of a later page deleted: show the page that is now the last.
   useEffect(() => {
-    if (list.data && !list.loading && list.data.items.length === 0 && list.data.page > 1) setPage(Math.max(1, list.data.pages));
+    const shown = list.data?.shown;
+    if (shown && !list.loading && shown.items.length === 0 && shown.page > 1) setPage(Math.max(1, shown.pages));
   }, [list.data, list.loading]);
 
   const nameOf = namespaceNamer(namespaces.data?.items, agents.data?.items);
@@ -106,13 +112,13 @@ export function MemoriesScreen({ namespace }: { namespace?: string }) {
           {deleted}
         </p>
       )}
-      {q && <p class="muted small">Closest in meaning to “{q}” first; the score is the cosine similarity (higher is closer).</p>}
       {/* With no memories at all, the note above says so and how they come about: no empty list under it. */}
-      {!(nothingYet && !q && list.data?.total === 0) && (
+      {!(nothingYet && !q && list.data?.shown.total === 0) && (
         <LoadedView loaded={list}>
-          {(data) => (
+          {({ shown: data, namespace, q }) => (
             <>
-              <div class="table-scroll memories-table">
+              {q && <p class="muted small">Closest in meaning to “{q}” first; the score is the cosine similarity (higher is closer).</p>}
+              <div class="table-scroll memories-table" aria-busy={list.loading ? 'true' : undefined}>
                 <Table<Memory>
                   caption={q ? `Memories closest to “${q}”` : namespace ? `Memories of ${nameOf(namespace)}, newest first` : 'Your memories, newest first'}
                   rows={data.items}
