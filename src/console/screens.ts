@@ -16,6 +16,7 @@ export const SCREENS: ScreenEntry[] = [
   { path: '/conversations', label: 'Conversations', load: () => import('./screens/conversations') },
   { path: '/agents', label: 'Agents', load: () => import('./screens/agents') },
   { path: '/knowledge', label: 'Knowledge bases', load: () => import('./screens/knowledge') },
+  { path: '/memories', label: 'Memories', load: () => import('./screens/memories') },
   { path: '/connectors', label: 'Connectors', load: () => import('./screens/connectors') },
   { path: '/schedules', label: 'Schedules', load: () => import('./screens/schedules') },
   { path: '/evals', label: 'Evals', load: () => import('./screens/evals') },

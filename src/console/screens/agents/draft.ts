@@ -34,6 +34,8 @@ export interface Draft {
   instructions: string;
   model: string;
   tools: ToolName[];
+  /** DESIGN §25: the remember and recall tools, and the closest memories given before each run. */
+  memory: boolean;
   maxIterations: string;
   knowledgeBaseIds: string[];
   connectorIds: string[];
@@ -58,6 +60,7 @@ export function draftOf(agent?: Agent): Draft {
     instructions: agent?.instructions ?? '',
     model: agent?.model ?? '',
     tools: agent?.tools ?? ['calculator', 'current_time'],
+    memory: agent?.memory ?? false,
     maxIterations: String(agent?.max_iterations ?? 8),
     knowledgeBaseIds: agent?.knowledge_base_ids ?? [],
     connectorIds: agent?.connector_ids ?? [],
@@ -79,6 +82,7 @@ export function bodyOf(draft: Draft): AgentBody {
     name: draft.name.trim(),
     instructions: draft.instructions,
     tools: draft.tools,
+    memory: draft.memory,
     max_iterations: requiredInteger(draft.maxIterations, 'Max iterations'),
     knowledge_base_ids: draft.knowledgeBaseIds,
     connector_ids: draft.connectorIds,

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { must } from '../../api';
 import { useConsole } from '../../context';
 import { useAction, useLoad } from '../../ui/async';
@@ -14,6 +14,7 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
   const { api } = useConsole();
   const [draft, setDraft] = useState<Draft>(() => draftOf(agent));
   const [note, setNote] = useState<string>();
+  const memoryHint = useId();
   const set = <K extends keyof Draft>(field: K, value: Draft[K]) => {
     setNote(undefined);
     setDraft((previous) => ({ ...previous, [field]: value }));
@@ -73,6 +74,15 @@ export function AgentForm({ agent, onSaved }: { agent?: Agent; onSaved: (agent: 
         </div>
       </div>
       <CheckGroup legend="Tools" options={TOOLS} chosen={draft.tools} onChange={(tools) => set('tools', tools as Draft['tools'])} />
+      <div class="memory-switch">
+        <label>
+          <input type="checkbox" checked={draft.memory} onChange={(e) => set('memory', checkedOf(e))} aria-describedby={memoryHint} />
+          <span>Memory</span>
+        </label>
+        <small id={memoryHint} class="hint">
+          Remembers across conversations: the agent gets the remember and recall tools, and its closest memories are given to it before each run (see them in <a href="#/memories">Memories</a>).
+        </small>
+      </div>
       <ErrorNotice error={choices.error} />
       {choices.data === undefined && !choices.error && <p aria-busy="true">Loading knowledge bases and connectors…</p>}
       {kbs && (

@@ -41,6 +41,9 @@ export function AgentPage({ id }: { id: string }) {
           <a class="button secondary" href={chatWithAgent(id)}>
             Open the chat
           </a>
+          <a class="button secondary" href={`#/memories/${id}`}>
+            Memories
+          </a>
           <ConfirmButton label="Delete agent" question="Delete this agent? Its conversations and runs stay." confirmLabel="Delete" onConfirm={remove} />
         </div>
       }
