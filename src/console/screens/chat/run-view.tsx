@@ -96,6 +96,19 @@ function Step({ item, runId, waiting, onDecide }: { item: RunItem; runId: string
           Earlier turns were summarised to fit the model's window: {item.summarized} messages, {item.before} → {item.after} tokens.
         </p>
       );
+    case 'memory':
+      return (
+        <details class="notice small memory-step">
+          <summary>
+            Recalled {item.memories.length} {item.memories.length === 1 ? 'memory' : 'memories'} (<a href="#/memories">Memories</a>)
+          </summary>
+          <ul>
+            {item.memories.map((memory) => (
+              <li key={memory.id}>{memory.content}</li>
+            ))}
+          </ul>
+        </details>
+      );
     case 'error':
       return (
         <p class="error small">

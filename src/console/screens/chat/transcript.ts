@@ -32,6 +32,8 @@ export type RunItem =
   | { kind: 'approval'; callId: string; name: string; arguments: Record<string, unknown>; decision?: 'approve' | 'reject' | 'decided' }
   | { kind: 'injected'; messageId: string; content: string }
   | { kind: 'compaction'; summarized: number; before: number; after: number }
+  /** DESIGN §25: the memories the run was given before it started. */
+  | { kind: 'memory'; memories: { id: string; content: string }[] }
   | { kind: 'error'; code: string; message: string };
 
 export interface PlanNodeView {
@@ -155,6 +157,8 @@ export function applyEvent(run: RunView, event: RunEvent): RunView {
       return withItem(flushStreamed(run, true), { kind: 'injected', messageId: event.data.message_id, content: event.data.content });
     case 'compaction':
       return withItem(run, { kind: 'compaction', summarized: event.data.summarized_messages, before: event.data.tokens_before, after: event.data.tokens_after });
+    case 'memory':
+      return event.data.memories.length === 0 ? run : withItem(run, { kind: 'memory', memories: event.data.memories.map(({ id, content }) => ({ id, content })) });
     case 'answer':
       // The answer replaces the tokens that spelled it: its text is on screen once.
       return { ...run, streamed: '', streamedIteration: undefined, answer: { content: event.data.content, citations: event.data.citations ?? [], finishReason: event.data.finish_reason } };

@@ -45,6 +45,8 @@ function describe(event: RunEvent): string {
       return `Added while running: ${event.data.content}`;
     case 'compaction':
       return `Earlier turns summarised: ${event.data.summarized_messages} messages, ${event.data.tokens_before} → ${event.data.tokens_after} tokens`;
+    case 'memory':
+      return event.data.memories.length === 0 ? 'No memories recalled' : `Recalled ${event.data.memories.length}: ${event.data.memories.map((m) => inlineText(m.content, 80)).join(' · ')}`;
     case 'answer':
       return inlineText(event.data.content, 160);
     case 'error':
