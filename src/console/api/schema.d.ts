@@ -6992,6 +6992,7 @@ export interface operations {
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
+            502: components["responses"]["502"];
             503: components["responses"]["503"];
         };
     };
@@ -7050,6 +7051,7 @@ export interface operations {
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
+            502: components["responses"]["502"];
             503: components["responses"]["503"];
         };
     };
@@ -7229,6 +7231,7 @@ export interface operations {
             422: components["responses"]["422"];
             429: components["responses"]["429"];
             500: components["responses"]["500"];
+            502: components["responses"]["502"];
             503: components["responses"]["503"];
         };
     };
