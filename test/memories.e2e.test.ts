@@ -199,6 +199,19 @@ describe('agents with memory', () => {
     expect((await stack.api(key, 'GET', '/api/memories')).body.total).toBe(12);
   });
 
+  it("give the model only the memories that fit in a tenth of its context window, and name exactly those", async () => {
+    const { key } = await stack.user();
+    const agent = (await stack.api(key, 'POST', '/api/agents', { name: 'small', memory: true, context_window: 1024 })).body;
+    const long = (await stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: `My favourite colour story: ${'teal and turquoise and cyan '.repeat(60)}` })).body;
+    const short = (await stack.api(key, 'POST', '/api/memories', { namespace: 'user', content: 'My favourite colour is teal' })).body;
+    const run = await react(key, { q: 'What is my favourite colour? teal turquoise cyan', agent_id: agent.id });
+    expect(ofType(run.events, 'done')[0]!.data.status).toBe('succeeded');
+    const given = ofType(run.events, 'memory')[0]!.data.ids;
+    expect(given).toEqual([short.id]);
+    expect(given).not.toContain(long.id);
+    expect(answerOf(run.events)).toContain('"My favourite colour is teal"');
+  });
+
   it("deleting a user deletes their memories", async () => {
     const admin = await stack.user('admin');
     const { key, user } = await stack.user();

@@ -38,7 +38,8 @@ const chat = (m: Pick<HistoryMessage, 'role' | 'content' | 'injected'>): ChatMes
  * recent turns. `compact: false` (a resumed attempt that has a checkpoint): the stored summary
  * is used as it is, so a resumed run never summarises again or differently.
  */
-export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options: { window: number; compact: boolean; store: RunStore }): Promise<PreparedHistory> {
+/** `reserved`: tokens kept free for what joins the system message after (recalled memories, DESIGN §25). */
+export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options: { window: number; compact: boolean; store: RunStore; reserved?: number }): Promise<PreparedHistory> {
   const counter = await tokenizer();
   const counted: CountedMessage[] = [];
   const sizes = loaded.history.map((m) => {
@@ -55,15 +56,17 @@ export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options
   if (fixed > budget.room) {
     throw new RunFailure('context_window_exceeded', `The question and the agent's instructions take ${fixed} tokens; the agent's context window of ${budget.window} tokens leaves ${budget.room} for them`);
   }
+  // What is reserved counts as fixed, as far as there is room for it beyond the question and instructions.
+  const fixedAndReserved = fixed + Math.min(options.reserved ?? 0, budget.room - fixed);
   let summary = loaded.summary.text;
   const summaryTokens = summary ? counter.count(summary) + SUMMARY_FRAME : 0;
-  const plan = options.compact ? planCompaction(budget, fixed, summaryTokens, sizes) : undefined;
+  const plan = options.compact ? planCompaction(budget, fixedAndReserved, summaryTokens, sizes) : undefined;
   let history = loaded.history;
   if (plan?.compact) {
     const covered = history.slice(0, plan.summarize);
     const kept = sizes.slice(plan.summarize).reduce((sum, m) => sum + m.tokens, 0);
     // A question that leaves less than a full summary's room gets a shorter summary.
-    const summaryMax = Math.max(1, Math.min(budget.summaryMax, budget.room - fixed - kept - SUMMARY_FRAME));
+    const summaryMax = Math.max(1, Math.min(budget.summaryMax, budget.room - fixedAndReserved - kept - SUMMARY_FRAME));
     const limit = Math.max(64, budget.room - budget.summaryMax - SUMMARY_PROMPT_TOKENS);
     for (const [from, to] of summaryChunks(sizes.slice(0, plan.summarize).map((m) => m.tokens), limit)) {
       const messages = covered.slice(from, to).map((m, i) => chat(sizes[from + i]!.tokens > limit ? { ...m, content: counter.head(m.content, limit) } : m));
@@ -80,7 +83,7 @@ export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options
   } else if (summary) {
     // A question that leaves less room than the stored summary takes (no history left to summarise): this run reads its newest part.
     const kept = sizes.reduce((sum, m) => sum + m.tokens, 0);
-    const room = budget.room - fixed - kept - SUMMARY_FRAME;
+    const room = budget.room - fixedAndReserved - kept - SUMMARY_FRAME;
     if (summaryTokens - SUMMARY_FRAME > room) summary = room > 0 ? fitSummary(summary, room, counter) : null;
   }
   const system = withSummary(instructions, summary);

@@ -30,7 +30,7 @@ import type { BudgetLedger, BudgetRef } from '../../src/budgets/ledger.js';
 import { BudgetSpent, DEFAULT_RESERVATIONS, RunBudget, type ReservationSettings } from './run-budget.js';
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { LOOPS } from './loops.js';
-import { recallBeforeRun, withMemories } from './memory.js';
+import { giveMemories, MEMORY_WINDOW_SHARE, recallBeforeRun } from './memory.js';
 import { RECALL_TOOL, REMEMBER_TOOL } from '../tools/memory-tools.js';
 import { QUEUED_RECHECK_MS, type StoredRun } from '../../src/shared/jobs.js';
 
@@ -263,9 +263,10 @@ export class RunExecutor {
       // DESIGN §25: the memories closest to the question are recalled while the history is read; a resumed attempt has them in its checkpoint.
       const recalling = checkpoint || !ctx.agent.memoryAgentId ? undefined : recallBeforeRun(ctx);
       recalling?.catch(() => {});
-      const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.deps.store });
+      const reserved = recalling ? Math.floor(window * MEMORY_WINDOW_SHARE) : 0;
+      const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.deps.store, reserved });
       histories.set(ctx, prepared);
-      const history = recalling ? withMemories(prepared.messages, await recalling) : prepared.messages;
+      const history = recalling ? await giveMemories(ctx, prepared.messages, await recalling, reserved, prepared.counter) : prepared.messages;
       const loop = checkpoint?.loop;
       return await LOOPS[run.mode](ctx, history, loop);
     } catch (err) {
