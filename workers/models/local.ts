@@ -9,6 +9,7 @@ import { describeImage, type Attachment } from '../../src/shared/attachments.js'
 import { NODE_OUTPUT, SYNTHESIS_NODE, type ChatMessage, type ModelProvider, type ModelRequest, type ModelResult, type ModelSink, type PlanNode, type PlanRequest, type SummaryRequest, type ToolCall, currentTurn } from './types.js';
 import { extractiveSummary } from '../../src/shared/context-window.js';
 import { RECALL_TOOL, REMEMBER_TOOL } from '../tools/memory-tools.js';
+import { bestMemory, nextRemember, quoteMemory, recalledIn, recalledMemories } from './local-memory.js';
 import type { OutputFormat } from '../../src/shared/output-schema.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
@@ -78,47 +79,6 @@ function nextClientCall(turn: ChatMessage[], tools: Tool[]): ToolCall | undefine
   const args = fillSchema(tool.parameters, { text: lastWord(question), number: lastNumberIn(question) });
   return { id: `${CLIENT_CALL}${made.length + 1}`, name: tool.name, arguments: isObject(args) ? args : {} };
 }
-
-/** DESIGN §25: "Remember that X" → a `remember` call with X, once per turn, when the agent has memory. */
-const REMEMBER_THAT = /^\s*remember that\s+([\s\S]+)$/i;
-
-function nextRemember(turn: ChatMessage[], tools: Tool[]): ToolCall | undefined {
-  if (!tools.some((t) => t.name === REMEMBER_TOOL)) return undefined;
-  if (turn.some((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.name === REMEMBER_TOOL))) return undefined;
-  const question = turn.find((m) => m.role === 'user' && !m.injected)?.content;
-  const content = question?.match(REMEMBER_THAT)?.[1]?.trim();
-  return content ? { id: 'call_remember', name: REMEMBER_TOOL, arguments: { content } } : undefined;
-}
-
-/** The memories recalled before the run (DESIGN §25), from the system message that carries them. */
-const recalledMemories = (messages: ChatMessage[]) => messages.flatMap((m) => (m.role === 'system' ? (m.memories ?? []) : []));
-
-/** The contents a `recall` tool result lists. */
-function recalledIn(output: string): string[] {
-  try {
-    const records = JSON.parse(output) as { content?: unknown }[];
-    return Array.isArray(records) ? records.flatMap((r) => (typeof r?.content === 'string' ? [r.content] : [])) : [];
-  } catch {
-    return [];
-  }
-}
-
-const FILLER = new Set(['what', 'which', 'who', 'whom', 'where', 'when', 'why', 'how', 'the', 'and', 'are', 'is', 'was', 'were', 'you', 'your', 'yours', 'my', 'mine', 'me', 'do', 'does', 'did', 'can', 'could', 'would', 'should', 'that', 'this', 'these', 'those', 'for', 'with', 'about', 'have', 'has', 'had', 'remember', 'tell', 'know', 'any', 'some', 'of', 'to', 'in', 'on', 'at', 'a', 'an', 'it', 'be', 'i']);
-const contentWords = (text: string) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !FILLER.has(w)));
-
-/** The memory sharing most words with the question (the closer one on a tie); none when none shares a word. */
-function bestMemory(turn: ChatMessage[], memories: string[]): string | undefined {
-  const question = contentWords(turn.find((m) => m.role === 'user' && !m.injected)?.content ?? '');
-  let best: { memory: string; shared: number } | undefined;
-  for (const memory of memories) {
-    let shared = 0;
-    for (const word of contentWords(memory)) if (question.has(word)) shared++;
-    if (shared > 0 && shared > (best?.shared ?? 0)) best = { memory, shared };
-  }
-  return best?.memory;
-}
-
-const quoteMemory = (memory: string | undefined) => (memory ? `From what you told me before: ${quote(memory)}.` : 'I do not remember anything about that.');
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
