@@ -21,6 +21,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   trust: () => import('./trust.js'),
   'compat-retrieval': () => import('./compat-retrieval.js'),
   evals: () => import('./evals.js'),
+  memory: () => import('./memory.js'),
 };
 
 const name = process.argv[2];
