@@ -157,11 +157,11 @@ interface Measured {
   short: number;
 }
 
-async function measure(service: MemoryService, corpus: Corpus, seeded: SeedRow[]): Promise<Measured> {
+async function measure(service: MemoryService, corpus: Corpus, seeded: SeedRow[], withList = true): Promise<Measured> {
   const { user, queries } = corpus;
   for (const { q, agentId } of queries.slice(0, WARM_UP)) {
     await service.recall(user, agentId, q, K);
-    await service.list(user, { q }, { page: 1, size: 10 });
+    if (withList) await service.list(user, { q }, { page: 1, size: 10 });
   }
   const recall: number[] = [];
   const list: number[] = [];
@@ -172,9 +172,11 @@ async function measure(service: MemoryService, corpus: Corpus, seeded: SeedRow[]
     let elapsed = timer();
     const got = await service.recall(user, agentId, q, K);
     recall.push(elapsed());
-    elapsed = timer();
-    await service.list(user, { q }, { page: 1, size: 10 });
-    list.push(elapsed());
+    if (withList) {
+      elapsed = timer();
+      await service.list(user, { q }, { page: 1, size: 10 });
+      list.push(elapsed());
+    }
     const exact = exactTop(seeded, embed(q), [agentId, 'user'], K);
     hits += hitsOf(got, exact);
     wanted += exact.length;
@@ -207,9 +209,15 @@ async function explainNearest(knex: Knex, run: () => Promise<unknown>): Promise<
   const search = sent.findIndex((q) => /from memories/.test(q.sql) && /<=>|cube|kb_dot/.test(q.sql));
   if (search < 0) throw new Error(`no search statement among ${sent.map((q) => q.sql.slice(0, 60)).join(' | ')}`);
   const settings = sent.slice(0, search).filter((q) => /set_config/.test(q.sql));
+  // knex reports the statement as sent ($1, $2, …): back to `?` with the bindings in the order they appear.
+  const replayable = ({ sql, bindings }: { sql: string; bindings: unknown[] }) => {
+    const ordered: unknown[] = [];
+    return { sql: sql.replace(/\$(\d+)/g, (_, n: string) => (ordered.push(bindings[Number(n) - 1]), '?')), bindings: ordered as Knex.RawBinding[] };
+  };
   return knex.transaction(async (trx) => {
-    for (const q of settings) await trx.raw(q.sql, q.bindings as Knex.RawBinding[]);
-    const { rows } = await trx.raw(`explain (analyze, format json) ${sent[search]!.sql}`, sent[search]!.bindings as Knex.RawBinding[]);
+    for (const q of settings.map(replayable)) await trx.raw(q.sql, q.bindings);
+    const statement = replayable(sent[search]!);
+    const { rows } = await trx.raw(`explain (analyze, format json) ${statement.sql}`, statement.bindings);
     const plan = (rows[0]['QUERY PLAN'] as { Plan: PlanNode; 'Execution Time': number }[])[0]!;
     return [...planNodes(plan.Plan), `Execution Time ${round(plan['Execution Time'], 2)} ms`];
   });
@@ -222,13 +230,19 @@ interface Scaling {
   small: Measured;
   large: Measured;
   plan: string[];
+  smallPlan: string[];
   smallUserPlan: string[];
 }
 
+const serviceOn = (knex: Knex, efSearch?: number) => {
+  const config = loadConfig({});
+  const settings = efSearch ? { ...config, knowledge: { ...config.knowledge, efSearch } } : config;
+  return buildMemoryService(settings, knex, new KnowledgeModels(config.model.gateway, config.knowledge.embeddingBatch));
+};
+
 /** Part 1 on one server: SMALL, then LARGE memories of one user (plus the other users' rows). */
 async function scaling(label: string, knex: Knex, corpus: Corpus, index: boolean): Promise<Scaling> {
-  const config = loadConfig({});
-  const service = buildMemoryService(config, knex, new KnowledgeModels(config.model.gateway, config.knowledge.embeddingBatch));
+  const service = serviceOn(knex);
   await createUsers(knex, [corpus.user, ...corpus.others]);
   const table: Record<string, string | number>[] = [];
   let elapsed = timer();
@@ -243,16 +257,25 @@ async function scaling(label: string, knex: Knex, corpus: Corpus, index: boolean
   };
   await build();
   const small = await measure(service, corpus, corpus.rows.slice(0, SMALL));
+  const { q, agentId } = corpus.queries[0]!;
+  const smallPlan = await explainNearest(knex, () => service.recall(corpus.user, agentId, q, K));
+  // Seeded without the index and built again after: as fast as a bulk load gets, the same index as one grown row by row.
+  if (index) await knex.raw('drop index if exists memories_hnsw_96');
   elapsed = timer();
   await insertRows(knex, corpus.rows.slice(SMALL));
   console.log(`${label}: seeded ${LARGE - SMALL} more in ${round(elapsed() / 1000, 1)} s${index ? ' (the index dropped first and built again after)' : ''}`);
-  if (index) await knex.raw('drop index if exists memories_hnsw_96');
   await build();
   const large = await measure(service, corpus, corpus.rows);
+  const sweep: Record<string, string | number>[] = [];
+  if (index) {
+    for (const efSearch of [40, 100, 400, 1000]) {
+      const m = await measure(serviceOn(knex, efSearch), corpus, corpus.rows, false);
+      sweep.push({ 'hnsw.ef_search': efSearch, 'recall p50 ms': p(m.recall, 50), 'recall p90 ms': p(m.recall, 90), 'recall@3 vs exact': round(m.recallAt3, 3), 'queries short of k': m.short });
+    }
+  }
   for (const [size, m] of [[SMALL, small], [LARGE, large]] as const) {
     table.push({ memories: size, 'recall p50 ms': p(m.recall, 50), 'recall p90 ms': p(m.recall, 90), 'list q p50 ms': p(m.list, 50), 'list q p90 ms': p(m.list, 90), 'recall@3 vs exact': round(m.recallAt3, 3), 'queries short of k': m.short });
   }
-  const { q, agentId } = corpus.queries[0]!;
   const plan = await explainNearest(knex, () => service.recall(corpus.user, agentId, q, K));
   // One of the other users (OTHER_ROWS memories in a table of LARGE + more): does the search still find theirs, and how?
   const other = corpus.others[0]!;
@@ -262,15 +285,19 @@ async function scaling(label: string, knex: Knex, corpus: Corpus, index: boolean
   console.log(`\n${label}: recall over ${corpus.queries.length} questions (k ${K}, an agent's namespace + user; list: q, size 10, with its count), after ${WARM_UP} warm-up`);
   console.table(table);
   console.log(`${label}: ${LARGE}/${SMALL} recall p50 ratio ${round(large.recall.length ? percentile(large.recall, 50) / percentile(small.recall, 50) : NaN, 2)}; list q p50 ratio ${round(percentile(large.list, 50) / percentile(small.list, 50), 2)}`);
+  if (sweep.length) {
+    console.log(`${label}: at ${LARGE}, other ef_search values (KB_HNSW_EF_SEARCH; default ${loadConfig({}).knowledge.efSearch} above)`);
+    console.table(sweep);
+  }
+  console.log(`${label}: plan of the recall statement at ${SMALL} (EXPLAIN ANALYZE):\n    ${smallPlan.join('\n    ')}`);
   console.log(`${label}: plan of the recall statement at ${LARGE} (EXPLAIN ANALYZE):\n    ${plan.join('\n    ')}`);
   console.log(`${label}: a user with ${OTHER_ROWS} memories in the same table: ${otherGot.length} returned, ${hitsOf(otherGot, otherExact)}/${otherExact.length} of the exact top ${K}; plan:\n    ${smallUserPlan.join('\n    ')}`);
-  return { rows: table, small, large, plan, smallUserPlan };
+  return { rows: table, small, large, plan, smallPlan, smallUserPlan };
 }
 
 /** Part 3 on one server: a user with the labelled memories; recall@3 and the questions missed. */
 async function labelled(label: string, knex: Knex): Promise<number> {
-  const config = loadConfig({});
-  const service = buildMemoryService(config, knex, new KnowledgeModels(config.model.gateway, config.knowledge.embeddingBatch));
+  const service = serviceOn(knex);
   const user = randomUUID();
   await createUsers(knex, [user]);
   const ids: string[] = [];
@@ -319,7 +346,8 @@ async function scalingParts(parts: Set<string>) {
     summary.push({ figure: `recall p50, pgvector HNSW, ${SMALL} → ${LARGE} memories (ms)`, value: `${p(r.small.recall, 50)} → ${p(r.large.recall, 50)}`, target: '' });
     summary.push({ figure: `recall p50 ratio ${LARGE}/${SMALL}, pgvector HNSW`, value: ratio(r), target: '≤ 1.5' });
     summary.push({ figure: `recall@3 of HNSW vs exact at ${SMALL} / ${LARGE}`, value: `${round(r.small.recallAt3, 3)} / ${round(r.large.recallAt3, 3)}`, target: 'near 1' });
-    summary.push({ figure: `plan at ${LARGE} uses memories_hnsw_96`, value: String(r.plan.some((l) => l.includes('memories_hnsw_96'))), target: 'true' });
+    const uses = (plan: string[]) => String(plan.some((l) => l.includes('memories_hnsw_96')));
+    summary.push({ figure: `plan uses memories_hnsw_96 at ${SMALL} / ${LARGE}`, value: `${uses(r.smallPlan)} / ${uses(r.plan)}`, target: 'true at LARGE' });
   }
   if (results.exact) {
     const r = results.exact;
