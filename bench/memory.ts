@@ -412,7 +412,7 @@ async function firstTokenPart() {
         'first token p90': p(firstTokens(which), 90),
         'done p50': p(dones(which), 50),
         'done p90': p(dones(which), 90),
-        'memories given (median)': percentile(samples[which].map((s) => s.memories), 50),
+        'memories given (median)': which === 'off' && samples.off.every((s) => s.memories < 0) ? 'no memory event' : percentile(samples[which].map((s) => s.memories), 50),
       })),
     );
     const diff50 = percentile(firstTokens('on'), 50) - percentile(firstTokens('off'), 50);
