@@ -1159,7 +1159,7 @@ export interface paths {
         patch: operations["patchApiMemoriesId"];
         trace?: never;
     };
-    "/api/memories/namespaces": {
+    "/api/memory-namespaces": {
         parameters: {
             query?: never;
             header?: never;
@@ -1170,7 +1170,7 @@ export interface paths {
          * Your namespaces that hold memories ("user", and each agent's), with their counts
          * @description Scope `chat` (or full access).
          */
-        get: operations["getApiMemoriesNamespaces"];
+        get: operations["getApiMemoryNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7235,7 +7235,7 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
-    getApiMemoriesNamespaces: {
+    getApiMemoryNamespaces: {
         parameters: {
             query?: never;
             header?: never;
