@@ -179,7 +179,7 @@ describe('hostile input over every route', () => {
         const res = await rawExchange(`${method} ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
         const allow = new Set(/\r\nAllow: ([^\r]*)/i.exec(res.headers)?.[1]?.split(', '));
         const body = errorOf(path, res.body);
-        if (res.status !== 405) failures.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+        if (res.status !== 405) failures.push(`${method} ${path}: ${res.status} ${String(JSON.stringify(res.body)).slice(0, 120)}`);
         else if (![...allowedHere].every((m) => allow.has(m))) failures.push(`${method} ${path}: Allow is "${[...allow].join(', ')}"`);
         else if (body?.error !== 'method_not_allowed' || typeof body.message !== 'string') failures.push(`${method} ${path}: body ${JSON.stringify(body)}`);
       }

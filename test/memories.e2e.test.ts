@@ -40,7 +40,7 @@ describe('the memories API', () => {
     const lisbon = (await stack.api(key, 'GET', `/api/memories?namespace=${agent.id}&q=lives+in+Lisbon`)).body;
     expect(lisbon.items.map((m: any) => m.content)[0]).toBe('The user lives in Lisbon, Portugal');
     expect(lisbon.total).toBe(2);
-    const spaces = (await stack.api(key, 'GET', '/api/memories/namespaces')).body;
+    const spaces = (await stack.api(key, 'GET', '/api/memory-namespaces')).body;
     expect(spaces.items).toEqual([
       { namespace: 'user', agent_id: null, agent_name: null, count: 1 },
       { namespace: agent.id, agent_id: agent.id, agent_name: 'helper', count: 2 },

@@ -34,7 +34,7 @@ export function memoryRoutes({ memories }: Services): Route[] {
     }),
     route({
       method: 'GET',
-      path: '/api/memories/namespaces',
+      path: '/api/memory-namespaces',
       summary: 'Your namespaces that hold memories ("user", and each agent\'s), with their counts',
       auth: { scope: 'chat' },
       responses: { 200: NamespacesSchema },

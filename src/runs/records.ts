@@ -27,6 +27,7 @@ export const runEventStream: MediaResponse = {
     '| `node` | `{node_id, status: "started" \\| "succeeded" \\| "failed", output?}` (DAG) |',
     '| `injected` | `{message_id, content, iteration}` |',
     "| `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |",
+    "| `memory` | `{ids, memories: [{id, namespace, content, score}]}`: the user's memories the run was given before its first model call, closest first (agents with `memory: true`, DESIGN §25; an empty list when none) |",
     '| `answer` | `{message_id, content, finish_reason: "stop" \\| "length" \\| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |',
     '| `error` | `{code, message, retryable}` |',
     '| `done` | `{status: "succeeded" \\| "failed" \\| "cancelled", usage, duration_ms}` (always last) |',

@@ -1159,7 +1159,7 @@ export interface paths {
         patch: operations["patchApiMemoriesId"];
         trace?: never;
     };
-    "/api/memories/namespaces": {
+    "/api/memory-namespaces": {
         parameters: {
             query?: never;
             header?: never;
@@ -1170,7 +1170,7 @@ export interface paths {
          * Your namespaces that hold memories ("user", and each agent's), with their counts
          * @description Scope `chat` (or full access).
          */
-        get: operations["getApiMemoriesNamespaces"];
+        get: operations["getApiMemoryNamespaces"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3444,6 +3444,7 @@ export interface operations {
              *     | `node` | `{node_id, status: "started" \| "succeeded" \| "failed", output?}` (DAG) |
              *     | `injected` | `{message_id, content, iteration}` |
              *     | `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |
+             *     | `memory` | `{ids, memories: [{id, namespace, content, score}]}`: the user's memories the run was given before its first model call, closest first (agents with `memory: true`, DESIGN §25; an empty list when none) |
              *     | `answer` | `{message_id, content, finish_reason: "stop" \| "length" \| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |
              *     | `error` | `{code, message, retryable}` |
              *     | `done` | `{status: "succeeded" \| "failed" \| "cancelled", usage, duration_ms}` (always last) |
@@ -4863,6 +4864,7 @@ export interface operations {
              *     | `node` | `{node_id, status: "started" \| "succeeded" \| "failed", output?}` (DAG) |
              *     | `injected` | `{message_id, content, iteration}` |
              *     | `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |
+             *     | `memory` | `{ids, memories: [{id, namespace, content, score}]}`: the user's memories the run was given before its first model call, closest first (agents with `memory: true`, DESIGN §25; an empty list when none) |
              *     | `answer` | `{message_id, content, finish_reason: "stop" \| "length" \| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |
              *     | `error` | `{code, message, retryable}` |
              *     | `done` | `{status: "succeeded" \| "failed" \| "cancelled", usage, duration_ms}` (always last) |
@@ -7235,7 +7237,7 @@ export interface operations {
             503: components["responses"]["503"];
         };
     };
-    getApiMemoriesNamespaces: {
+    getApiMemoryNamespaces: {
         parameters: {
             query?: never;
             header?: never;
@@ -7321,6 +7323,7 @@ export interface operations {
              *     | `node` | `{node_id, status: "started" \| "succeeded" \| "failed", output?}` (DAG) |
              *     | `injected` | `{message_id, content, iteration}` |
              *     | `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |
+             *     | `memory` | `{ids, memories: [{id, namespace, content, score}]}`: the user's memories the run was given before its first model call, closest first (agents with `memory: true`, DESIGN §25; an empty list when none) |
              *     | `answer` | `{message_id, content, finish_reason: "stop" \| "length" \| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |
              *     | `error` | `{code, message, retryable}` |
              *     | `done` | `{status: "succeeded" \| "failed" \| "cancelled", usage, duration_ms}` (always last) |
@@ -7585,6 +7588,7 @@ export interface operations {
              *     | `node` | `{node_id, status: "started" \| "succeeded" \| "failed", output?}` (DAG) |
              *     | `injected` | `{message_id, content, iteration}` |
              *     | `compaction` | `{summarized_messages, tokens_before, tokens_after}`: the oldest turns were folded into the conversation's `summary` to fit the agent's `context_window` (DESIGN §20) |
+             *     | `memory` | `{ids, memories: [{id, namespace, content, score}]}`: the user's memories the run was given before its first model call, closest first (agents with `memory: true`, DESIGN §25; an empty list when none) |
              *     | `answer` | `{message_id, content, finish_reason: "stop" \| "length" \| "content_filter", citations: [{chunk_id, document_id, document_name, page}]}` |
              *     | `error` | `{code, message, retryable}` |
              *     | `done` | `{status: "succeeded" \| "failed" \| "cancelled", usage, duration_ms}` (always last) |

@@ -28,7 +28,7 @@ export function MemoriesScreen({ namespace }: { namespace?: string }) {
   const setPage = (next: number) => setPaging({ view, page: next });
   const [deleted, setDeleted] = useState<string>();
 
-  const namespaces = useLoad(() => must(api.GET('/api/memories/namespaces')), []);
+  const namespaces = useLoad(() => must(api.GET('/api/memory-namespaces')), []);
   const agents = useLoad(() => must(api.GET('/api/agents', { params: { query: { size: PICKER_SIZE } } })), []);
   // Each answer carries the namespace and search it answers: while the next loads, the rows shown keep their own caption and columns.
   const list = useLoad(

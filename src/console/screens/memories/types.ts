@@ -5,7 +5,7 @@ type Json<O, S extends number> = O extends { responses: Record<S, { content: { '
 
 export type Memory = Json<operations['getApiMemoriesId'], 200>;
 export type MemoryPage = Json<operations['getApiMemories'], 200>;
-export type Namespace = Json<operations['getApiMemoriesNamespaces'], 200>['items'][number];
+export type Namespace = Json<operations['getApiMemoryNamespaces'], 200>['items'][number];
 
 /** The namespace every agent of the user reads; any other is one agent's id. */
 export const USER_NAMESPACE = 'user';
