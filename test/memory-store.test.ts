@@ -37,8 +37,8 @@ async function seed(knex: Knex) {
   return { alice: alice.id as string, bob: bob.id as string, agent, other };
 }
 
-function suite(path: 'exact' | 'pgvector', open: () => Promise<{ knex: Knex; close: () => Promise<void> }>) {
-  describe(`memory search, ${path}`, () => {
+function suite(name: string, path: 'exact' | 'pgvector', open: () => Promise<{ knex: Knex; close: () => Promise<void> }>, indexMinMemories?: number) {
+  describe(`memory search, ${name}`, () => {
     let knex: Knex;
     let close: () => Promise<void>;
     let service: MemoryService;
@@ -46,7 +46,7 @@ function suite(path: 'exact' | 'pgvector', open: () => Promise<{ knex: Knex; clo
     let ids: Awaited<ReturnType<typeof seed>>;
     beforeAll(async () => {
       ({ knex, close } = await open());
-      store = new MemoryStore(knex, { perUser: 1000, efSearch: 100 });
+      store = new MemoryStore(knex, { perUser: 1000, efSearch: 100, indexMinMemories });
       expect(await store.path()).toBe(path);
       service = new MemoryService(knex, store, new LocalEmbedder(), { perUser: 1000, recallK: 3 });
       ids = await seed(knex);
@@ -94,15 +94,19 @@ function suite(path: 'exact' | 'pgvector', open: () => Promise<{ knex: Knex; clo
   });
 }
 
-suite('exact', async () => {
+suite('exact (this Postgres)', 'exact', async () => {
   const db = await createDatabase();
   const knex = createKnex(db.url, { poolMax: 2 });
   return { knex, close: async () => { await knex.destroy(); await db.drop(); } };
 });
 
-suite('pgvector', async () => {
+async function openPglite() {
   const pglite: Pglite = await startPglite();
   const knex = createKnex(pglite.url, { poolMax: 1 });
   await migrateLatest(knex);
   return { knex, close: async () => { await knex.destroy(); await pglite.close(); } };
-});
+}
+
+// Through the HNSW index (every user counts as large), and exactly for a user with few memories (the default).
+suite('pgvector, through the HNSW index', 'pgvector', openPglite, 0);
+suite('pgvector, a user with few memories', 'pgvector', openPglite);

@@ -4,6 +4,11 @@ import type { MemoryRow } from './records.js';
 
 /** The columns a memory is read with. */
 const COLUMNS = 'id, namespace, content, metadata, created_at, updated_at';
+/**
+ * pgvector: a user with at most this many memories is searched exactly (their rows by their index, distances in C,
+ * about 2 ms for 5,000 here); the HNSW index serves users with more, where an exact search would grow with them.
+ */
+export const INDEX_MIN_MEMORIES = 5000;
 /** `cube` holds at most 100 dimensions: its distance is computed in C, ten times faster than `kb_dot`'s unnest. */
 const CUBE_MAX_DIMENSIONS = 100;
 
@@ -44,7 +49,8 @@ export class MemoryStore {
 
   constructor(
     private readonly knex: Knex,
-    private readonly settings: { perUser: number; efSearch: number },
+    /** `indexMinMemories`: INDEX_MIN_MEMORIES unless given. */
+    private readonly settings: { perUser: number; efSearch: number; indexMinMemories?: number },
     path?: VectorPath,
   ) {
     if (path) this.detected = Promise.resolve(path);
@@ -153,6 +159,16 @@ export class MemoryStore {
     }
     // `cast(… as vector(n))`, never `::vector`: knex would read `:vector` as a named binding.
     const distance = `cast(embedding as vector(${n})) <=> cast(cast(:query as real[]) as vector(${n}))`;
+    if ((await this.count({ userId: scope.userId })) <= (this.settings.indexMinMemories ?? INDEX_MIN_MEMORIES)) {
+      // A user with few memories in a table of many: the shared index's walk would mostly meet others' rows and
+      // return the user's far ones. Their own rows, read through their index, are exact and cheap.
+      const { rows } = await this.knex.raw(
+        `with mine as materialized (select ${COLUMNS}, embedding from memories where ${where})
+         select ${COLUMNS}, 1 - (${distance}) as score from mine order by ${distance}, id limit :limit offset :offset`,
+        bindings,
+      );
+      return rows;
+    }
     return this.knex.transaction(async (trx) => {
       // Strict order: a filtered HNSW scan goes on until it has the rows asked for (pgvector ≥ 0.8; a no-op before).
       await trx.raw(`select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'strict_order', true)`, [String(this.settings.efSearch)]);
