@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createKnex, migrateLatest } from '../src/db/knex.js';
 import { loadConfig } from '../src/config.js';
-import { KnowledgeModels } from '../src/knowledge/models.js';
+import { knowledgeParts } from '../src/knowledge/assembly.js';
 import { embed } from '../src/knowledge/embedding.js';
 import { vectorLiteral } from '../src/knowledge/vector-store.js';
 import { buildMemoryService } from '../src/memories/assembly.js';
@@ -255,7 +255,7 @@ async function serverTimes(knex: Knex, service: MemoryService, corpus: Corpus): 
 const serviceOn = (knex: Knex, efSearch?: number) => {
   const config = loadConfig({});
   const settings = efSearch ? { ...config, knowledge: { ...config.knowledge, efSearch } } : config;
-  return buildMemoryService(settings, knex, new KnowledgeModels(config.model.gateway, config.knowledge.embeddingBatch));
+  return buildMemoryService(settings, knex, knowledgeParts(settings, knex));
 };
 
 /** Part 1 on one server: SMALL, then LARGE memories of one user (plus the other users' rows). */

@@ -142,7 +142,7 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const datasets = new DatasetService(knex, { maxItems: clients.config.evals.maxItems, perUser: clients.config.evals.perUser });
   const evals = new EvalService(knex, evalQueue, (userId, runId) => runs.cancel(userId, runId), { activePerUser: clients.config.evals.activePerUser, gateway: Boolean(clients.config.model.gateway.url) });
   // DESIGN §25: the user's memories, embedded by MEMORY_EMBEDDING_MODEL.
-  const memories = buildMemoryService(clients.config, knex, knowledgeParts.models);
+  const memories = buildMemoryService(clients.config, knex, knowledgeParts);
   return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue, memories };
 }
 export type Services = ReturnType<typeof buildServices>;

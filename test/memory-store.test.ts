@@ -4,6 +4,7 @@ import { createKnex, migrateLatest } from '../src/db/knex.js';
 import { MemoryStore, hnswIndexName } from '../src/memories/store.js';
 import { MemoryService } from '../src/memories/service.js';
 import { LocalEmbedder } from '../src/knowledge/embedders.js';
+import { VectorStore } from '../src/knowledge/vector-store.js';
 import { createDatabase } from './support/database.js';
 import { startPglite, type Pglite } from './support/pglite.js';
 
@@ -46,7 +47,7 @@ function suite(name: string, path: 'exact' | 'pgvector', open: () => Promise<{ k
     let ids: Awaited<ReturnType<typeof seed>>;
     beforeAll(async () => {
       ({ knex, close } = await open());
-      store = new MemoryStore(knex, { perUser: 1000, efSearch: 100, indexMinMemories });
+      store = new MemoryStore(knex, new VectorStore(knex, { hnswMinVectors: 1, efSearch: 100, buildMemoryMb: 64 }), { perUser: 1000, efSearch: 100, indexMinMemories });
       expect(await store.path()).toBe(path);
       service = new MemoryService(knex, store, new LocalEmbedder(), { perUser: 1000, recallK: 3 });
       ids = await seed(knex);

@@ -122,31 +122,32 @@ export class VectorStore {
       [set.knowledgeBaseId, set.generation],
     );
     if (rows[0].n < this.settings.hnswMinVectors) return false;
-    await this.build(name, set);
-    return this.indexExists(name);
+    const n = typmod(set.dimensions);
+    return this.buildIndex(name, `on kb_vectors using hnsw ((embedding::vector(${n})) vector_cosine_ops)
+       where knowledge_base_id = '${uuid(set.knowledgeBaseId)}' and generation = ${Number(set.generation)}`);
   }
 
   /**
-   * `create index concurrently` on a connection of its own: outside any transaction (it must be),
-   * with room to build the graph in memory (`maintenance_work_mem`), no client-side time limit,
-   * and a session lock so two workers never build the same index at once.
+   * Builds the index `name` (`create index concurrently <name> <definition>`) unless it exists, on a
+   * connection of its own: outside any transaction (it must be), with room to build the graph in
+   * memory (`maintenance_work_mem`), no client-side time limit, and a session lock so two processes
+   * never build the same index at once. True when the index exists afterwards. `definition` is
+   * spliced into SQL: only ever the caller's own text, never input.
    */
-  private async build(name: string, set: VectorSet): Promise<void> {
-    const n = typmod(set.dimensions);
+  async buildIndex(name: string, definition: string): Promise<boolean> {
     const connection = await this.knex.client.acquireConnection();
     const run = (text: string) => connection.query({ text, query_timeout: INDEX_BUILD_TIMEOUT_MS });
     try {
       const { rows } = await run(`select pg_try_advisory_lock(hashtext('${name}')) as locked`);
-      if (!rows[0].locked) return;
+      if (!rows[0].locked) return false;
       try {
-        if (await this.indexExists(name)) return;
+        // On the held connection: a pool of one (PGlite) has no other to lend.
+        const found = await run(`select i.indisvalid from pg_class c join pg_index i on i.indexrelid = c.oid where c.relname = '${name}'`);
+        if (found.rows[0]?.indisvalid === true) return true;
         await run(`set maintenance_work_mem = '${Math.floor(this.settings.buildMemoryMb)}MB'`);
         // A failed concurrent build leaves an invalid index behind: drop it before trying again.
         await run(`drop index concurrently if exists ${name}`);
-        await run(
-          `create index concurrently ${name} on kb_vectors using hnsw ((embedding::vector(${n})) vector_cosine_ops)
-           where knowledge_base_id = '${uuid(set.knowledgeBaseId)}' and generation = ${Number(set.generation)}`,
-        );
+        await run(`create index concurrently ${name} ${definition}`);
       } finally {
         await run('reset maintenance_work_mem');
         await run(`select pg_advisory_unlock(hashtext('${name}'))`);
@@ -154,6 +155,7 @@ export class VectorStore {
     } finally {
       await this.knex.client.releaseConnection(connection);
     }
+    return this.indexExists(name);
   }
 
   /** Drops the knowledge base's HNSW indexes, all of them or all but one generation's. */

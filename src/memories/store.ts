@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { detectVectorPath, vectorLiteral, type VectorPath } from '../knowledge/vector-store.js';
+import { vectorLiteral, type VectorPath, type VectorStore } from '../knowledge/vector-store.js';
 import type { MemoryRow } from './records.js';
 
 /** The columns a memory is read with. */
@@ -45,23 +45,16 @@ export const hnswIndexName = (dimensions: number) => `memories_hnsw_${dimensions
  * built by `ensureIndex`), else an exact search of the user's memories.
  */
 export class MemoryStore {
-  private detected?: Promise<VectorPath>;
-
+  /** `vectors`: the knowledge bases' vector store, whose detected path and index builds memories share. */
   constructor(
     private readonly knex: Knex,
+    private readonly vectors: Pick<VectorStore, 'path' | 'buildIndex'>,
     /** `indexMinMemories`: INDEX_MIN_MEMORIES unless given. */
     private readonly settings: { perUser: number; efSearch: number; indexMinMemories?: number },
-    path?: VectorPath,
-  ) {
-    if (path) this.detected = Promise.resolve(path);
-  }
+  ) {}
 
   path(): Promise<VectorPath> {
-    this.detected ??= detectVectorPath(this.knex).catch((err: unknown) => {
-      this.detected = undefined;
-      throw err;
-    });
-    return this.detected;
+    return this.vectors.path();
   }
 
   /** Adds a memory if the user has room for it; undefined when they have MEMORIES_PER_USER already. */
@@ -184,24 +177,7 @@ export class MemoryStore {
   async ensureIndex(dimensions: number): Promise<boolean> {
     if ((await this.path()) !== 'pgvector') return false;
     const n = dimensionsOf(new Array(dimensions).fill(0));
-    const name = hnswIndexName(n);
-    const connection = await this.knex.client.acquireConnection();
-    const run = (text: string) => connection.query({ text, query_timeout: 6 * 3600 * 1000 });
-    try {
-      const { rows } = await run(`select pg_try_advisory_lock(hashtext('${name}')) as locked`);
-      if (!rows[0].locked) return false;
-      try {
-        const valid = await run(`select i.indisvalid from pg_class c join pg_index i on i.indexrelid = c.oid where c.relname = '${name}'`);
-        if (valid.rows[0]?.indisvalid === true) return true;
-        await run(`drop index concurrently if exists ${name}`);
-        await run(`create index concurrently ${name} on memories using hnsw ((embedding::vector(${n})) vector_cosine_ops) where dimensions = ${n}`);
-        return true;
-      } finally {
-        await run(`select pg_advisory_unlock(hashtext('${name}'))`);
-      }
-    } finally {
-      await this.knex.client.releaseConnection(connection);
-    }
+    return this.vectors.buildIndex(hnswIndexName(n), `on memories using hnsw ((embedding::vector(${n})) vector_cosine_ops) where dimensions = ${n}`);
   }
 }
 

@@ -74,7 +74,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   });
   const webhooks = new WebhookDispatcher(deliverer, outbox, logger);
   const knowledge = knowledgeParts(config, knex);
-  const memories = buildMemoryService(config, knex, knowledge.models);
+  const memories = buildMemoryService(config, knex, knowledge);
   const deps: ExecutorDeps = {
     store: new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }),
     lease: new RunLease(redis, keys, leaseOptions(config.runs)),
