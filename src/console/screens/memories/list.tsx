@@ -6,7 +6,7 @@ import { useLoad } from '../../ui/async';
 import { ConfirmButton } from '../../ui/confirm';
 import { valueOf } from '../../ui/forms';
 import { Pager, PAGE_SIZE, PICKER_SIZE } from '../../ui/pager';
-import { ErrorNotice, LoadedView, Screen, Table, When } from '../../ui/parts';
+import { ErrorNotice, LoadedView, Screen, SelectField, Table, When } from '../../ui/parts';
 import { AddMemory } from './add';
 import { memories as memoriesCount, namespaceNamer, scoreText, USER_NAMESPACE, type Memory, type Namespace } from './types';
 import '../builder/builder.css';
@@ -189,15 +189,8 @@ function NamespacePicker({ namespace, counts, total, nameOf }: { namespace?: str
     ...agentNamespaces.map((ns) => ({ value: ns, label: `${nameOf(ns)} (${countOf(ns)})` })),
   ];
   return (
-    <div class="field memories-namespace">
-      <label for="memories-namespace">Namespace</label>
-      <select id="memories-namespace" value={namespace ?? ''} onChange={(e) => navigate(valueOf(e) ? `/memories/${valueOf(e)}` : '/memories')}>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
+    <div class="memories-namespace">
+      <SelectField label="Namespace" options={options} value={namespace ?? ''} onChange={(e) => navigate(valueOf(e) ? `/memories/${valueOf(e)}` : '/memories')} />
     </div>
   );
 }
