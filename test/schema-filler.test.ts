@@ -49,3 +49,14 @@ describe('the local model’s schema filler', () => {
     expect(lastNumberIn('nothing')).toBeUndefined();
   });
 });
+
+describe('the filler on costly schemas (issue 44)', () => {
+  it('fills an allOf/$ref chain of 2^26 paths at once: the subschemas it follows are bounded', () => {
+    const links = 26;
+    const chain = {
+      $ref: '#/$defs/a0',
+      $defs: Object.fromEntries([...Array.from({ length: links }, (_, i) => [`a${i}`, { allOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }]), [`a${links}`, { type: 'object', properties: { n: { type: 'integer' } } }]]),
+    };
+    expect(fillSchema(chain, { text: 'x', number: 3 })).toEqual(expect.any(Object));
+  });
+});

@@ -214,6 +214,18 @@ describe("agents' output_schema", () => {
   });
 });
 
+/** 150 properties referencing a definition of 150: 22,650 subschemas in 8 KB. */
+const fanOut = (defined: number, uses: number) => ({
+  type: 'object',
+  properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`r${i}`, { $ref: '#/$defs/D' }])),
+  $defs: { D: { type: 'object', properties: Object.fromEntries(Array.from({ length: defined }, (_, i) => [`q${i}`, { type: 'string' }])) } },
+});
+/** a0 → a1 twice → … → a(links): 2^links paths. */
+const allOfChain = (links: number) => ({
+  $ref: '#/$defs/a0',
+  $defs: Object.fromEntries([...Array.from({ length: links }, (_, i) => [`a${i}`, { allOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }]), [`a${links}`, { type: 'object' }]]),
+});
+
 describe('hostile schemas and formats', () => {
   // 40 levels of JSON: within a body's nesting bound (64), past a schema's (32).
   let nested: Record<string, unknown> = { type: 'string' };
@@ -226,6 +238,10 @@ describe('hostile schemas and formats', () => {
     ['a keyword of the wrong type', { type: 'object', properties: 5 }, 'not a valid JSON Schema'],
     ['an unknown type', { type: 'strnig' }, 'not a valid JSON Schema'],
     ['nesting 40 levels deep', nested, 'nested deeper than 32'],
+    // Issue 44: bounded by the work they cause, not their bytes.
+    ['a definition of 150 properties referenced from 150 (8 KB)', fanOut(150, 150), 'subschemas'],
+    ['an allOf/$ref chain of 19 links (1.3 KB, 2^19 paths)', allOfChain(19), 'subschemas'],
+    ['a pattern with a backreference', { type: 'string', pattern: '^(a)\\1$' }, 'linear-time'],
   ];
 
   it.each(bad)('/v1 chat and responses answer 400 invalid_request_error naming the parameter for %s', async (_, schema, message) => {
@@ -248,6 +264,33 @@ describe('hostile schemas and formats', () => {
       expect(res.body.detail[0].loc).toEqual(['body', 'output_schema']);
       expect(res.body.detail[0].msg).toContain(message === 'must be a JSON Schema object' ? 'JSON Schema object' : message);
     }
+  });
+
+  it("an eval's json_schema scorer is refused the same way, at its place among the scorers", async () => {
+    const { key } = await user();
+    const dataset = await stack.api(key, 'POST', '/api/datasets', { name: 'd' });
+    const agent = await agentOn(key, {});
+    const chained = await stack.api(key, 'POST', '/api/evals', { dataset_id: dataset.body.id, agent_id: agent, scorers: [{ type: 'exact' }, { type: 'json_schema', schema: allOfChain(19) }] });
+    expect(chained.status).toBe(422);
+    expect(chained.body.detail).toMatchObject([{ loc: ['body', 'scorers', 1, 'schema'], msg: expect.stringContaining('subschemas') }]);
+    const scorers = [{ type: 'exact' }, { type: 'json_schema', schema: { type: 'object' } }, { type: 'json_schema', name: 'typed', schema: { type: 'strnig' } }];
+    const res = await stack.api(key, 'POST', '/api/evals', { dataset_id: dataset.body.id, agent_id: agent, scorers });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatchObject([{ loc: ['body', 'scorers', 2, 'schema'], msg: expect.stringContaining('not a valid JSON Schema') }]);
+    const evals = await stack.api(key, 'GET', '/api/evals');
+    expect(evals.body.items).toEqual([]);
+  });
+
+  it('a backtracking pattern checks a long answer at once (a linear-time engine): the run ends, and so does the next one', async () => {
+    const { key } = await user();
+    const question = `${'a'.repeat(5000)}!`;
+    const schema = { type: 'object', properties: { answer: { type: 'string', pattern: '(a+)+$' } }, required: ['answer'] };
+    const run = await runToEnd(key, { q: question, output_schema: schema });
+    expect(run.status).toBe('failed');
+    expect(run.error.code).toBe('output_invalid');
+    expect(run.error.message).toContain('must match pattern');
+    const next = await runToEnd(key, { q: 'What is 2+3?' });
+    expect(next.status).toBe('succeeded');
   });
 
   it('a schema nested past the bound of any body is refused at the body, on /v1 and natively: 4xx, never a 500', async () => {

@@ -20,6 +20,7 @@ import { serveWorkerMetrics } from './metrics.js';
 import { startScheduleWorker } from './schedules.js';
 import { startRetentionWorker } from './retention.js';
 import { startEvalWorker } from './evals/worker.js';
+import { CpuPool } from '../src/cpu/pool.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -46,7 +47,9 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   await assertNoEviction(redis);
   const knex = createKnex(config.databaseUrl, { ...WORKER_POOL, poolMax: config.databasePoolMax.worker });
   const models = bindModels(knex);
-  const services = workerServices(config, { knex, models, redis, logger, metrics });
+  // Callers' output schemas are compiled and answers validated on threads (DESIGN §21): the loop keeps serving runs.
+  const cpu = new CpuPool(config.cpuPool, 'schema-tasks');
+  const services = workerServices(config, { knex, models, redis, logger, metrics, cpu });
   const { keys } = services;
   const executor = new RunExecutor(services.deps);
   // DESIGN §25: with pgvector, the memories' HNSW index is built in the background (once; other workers skip it).
@@ -108,7 +111,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
   const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics });
   const retention = await startRetentionWorker(config, { knex, redis, logger });
-  const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor });
+  const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor, cpu });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
@@ -127,6 +130,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
         await metricsServer?.close();
         await runQueue.close();
         await services.close();
+        await cpu.close();
         redis.disconnect();
         await knex.destroy();
       }

@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import { RateLimitedError } from '../shared/errors.js';
 import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type TextAbove } from './work.js';
 import { valueOf, type ParsedJson } from './json.js';
+import type { OutputCheck, OutputFormat } from '../shared/output-schema.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
 const BUSY_RETRY_SECONDS = 1;
@@ -20,10 +21,16 @@ const HOP_CHARS = 1024 * 1024;
  */
 export class CpuPool implements CpuWork {
   private readonly pool: Piscina;
+  /** Output schemas' compile and answers' validation: a file of their own, so a worker's threads never load the tokenizer. */
+  private readonly schemaTasks = taskEntry('schema-tasks');
 
-  constructor(options: { threads: number; queue: number }) {
+  /**
+   * `loads`: the tasks each thread loads as it starts. The web's threads load the tokenizer's (they
+   * count long histories); a worker's only check schemas, and load the schema tasks alone.
+   */
+  constructor(options: { threads: number; queue: number }, loads: 'tasks' | 'schema-tasks' = 'tasks') {
     this.pool = new Piscina({
-      filename: taskEntry(),
+      filename: taskEntry(loads),
       minThreads: Math.min(1, options.threads),
       maxThreads: options.threads,
       maxQueue: options.queue,
@@ -57,14 +64,22 @@ export class CpuPool implements CpuWork {
     return valueOf(await this.run<ParsedJson>('parseJsonBytes', { bytes, length }));
   }
 
+  outputSchemaProblem(schema: unknown): Promise<string | undefined> {
+    return this.run<string | undefined>('outputSchemaProblem', schema, this.schemaTasks);
+  }
+
+  checkOutput(format: OutputFormat, text: string): Promise<OutputCheck> {
+    return this.run<OutputCheck>('checkOutput', { format, text }, this.schemaTasks);
+  }
+
   /** Waits for running tasks, then ends the threads. */
   close(): Promise<void> {
     return this.pool.close();
   }
 
-  private async run<R>(name: string, task: unknown): Promise<R> {
+  private async run<R>(name: string, task: unknown, filename?: string): Promise<R> {
     try {
-      return (await this.pool.run(task, { name })) as R;
+      return (await this.pool.run(task, { name, filename })) as R;
     } catch (err) {
       if (err instanceof Error && err.message === 'Task queue is at limit') {
         throw new RateLimitedError('The server is busy with other large requests; try again in a moment', BUSY_RETRY_SECONDS, 'CPU pool queue full (CPU_POOL_QUEUE)');
@@ -99,10 +114,10 @@ const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
  * The compiled tasks beside this file. Under vitest this file is the TypeScript source, which a
  * thread cannot load, so it is the build's copy in dist/ (npm test builds first).
  */
-function taskEntry(): string {
+function taskEntry(name: string): string {
   const here = new URL(import.meta.url);
-  if (!here.pathname.endsWith('.ts')) return fileURLToPath(new URL('./tasks.js', here));
-  const built = fileURLToPath(new URL('../../dist/src/cpu/tasks.js', here));
+  if (!here.pathname.endsWith('.ts')) return fileURLToPath(new URL(`./${name}.js`, here));
+  const built = fileURLToPath(new URL(`../../dist/src/cpu/${name}.js`, here));
   if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build`);
   return built;
 }

@@ -1,5 +1,6 @@
 import { tokensAbove } from '../shared/context-window.js';
 import { readJson, valueOf } from './json.js';
+import { checkOutput, outputSchemaProblem, type OutputCheck, type OutputFormat } from '../shared/output-schema.js';
 
 /** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
 export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
@@ -27,6 +28,13 @@ export interface CpuWork {
    * JSON.parse's SyntaxError (its message names the position); too deep with a ValidationError.
    */
   parseJson(text: string): Promise<unknown>;
+  /**
+   * Why a caller's output schema cannot be one (DESIGN §23), undefined when it can: its shape, and
+   * ajv's compile of it (bounded in time). Compiling a large schema takes a fifth of a second.
+   */
+  outputSchemaProblem(schema: unknown): Promise<string | undefined>;
+  /** An answer checked against its output format: compiled (once per thread) and validated, each bounded in time. */
+  checkOutput(format: OutputFormat, text: string): Promise<OutputCheck>;
 }
 
 export interface TextAbove {
@@ -47,4 +55,6 @@ export const surelyWithin = (text: string, limit: number) => text.length * 3 <= 
 export const inlineCpu: CpuWork = {
   firstAbove: (texts, limit) => firstAbove(texts, limit),
   parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
+  outputSchemaProblem: async (schema) => outputSchemaProblem(schema),
+  checkOutput: async (format, text) => checkOutput(format, text),
 };

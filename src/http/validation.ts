@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { isJsonObject, outputSchemaProblem } from '../shared/output-schema.js';
+import { isJsonObject, outputSchemaShapeProblem } from '../shared/output-schema.js';
+import type { CpuWork } from '../cpu/work.js';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
@@ -262,7 +263,9 @@ export const multitaskStrategy = v.optional(
 
 /**
  * DESIGN §23: a JSON Schema the run's final answer must satisfy (≤ 64 KB, ≤ 32 levels, no remote
- * `$ref`, one ajv compiles); a schema that is not is a 422 saying why. Absent or null: prose.
+ * `$ref`, a bounded expansion); a schema that is not is a 422 saying why. Absent or null: prose.
+ * Only its shape is checked here, on the event loop; the handler then has it compiled on the CPU
+ * pool (`ensureOutputSchemas`).
  */
 export const outputSchemaValue = v.nullable(
   v.pipe(
@@ -270,10 +273,25 @@ export const outputSchemaValue = v.nullable(
     v.unknown(),
     v.check(isJsonObject, 'output_schema must be a JSON Schema object'),
     v.check(
-      (schema) => outputSchemaProblem(schema) === undefined,
-      (issue) => `output_schema ${outputSchemaProblem(issue.input) ?? 'is not a valid JSON Schema'}`,
+      (schema) => outputSchemaShapeProblem(schema) === undefined,
+      (issue) => `output_schema ${outputSchemaShapeProblem(issue.input) ?? 'is not a valid JSON Schema'}`,
     ),
     v.transform((schema) => schema as Record<string, unknown>),
   ),
 );
 export const outputSchema = v.optional(outputSchemaValue);
+
+/**
+ * The second half of an output schema's check: compiled by ajv on the CPU pool, bounded in time
+ * (DESIGN §21: CPU work on a caller's input stays off the web's event loop). Each schema that does
+ * not compile is a 422 at its place in the body, as the first half's refusals are.
+ */
+export async function ensureOutputSchemas(cpu: CpuWork, schemas: [loc: (string | number)[], schema: unknown][]): Promise<void> {
+  const present = schemas.filter(([, schema]) => schema !== null && schema !== undefined);
+  const problems = await Promise.all(present.map(([, schema]) => cpu.outputSchemaProblem(schema)));
+  const issues: ValidationIssue[] = [];
+  problems.forEach((problem, i) => {
+    if (problem) issues.push({ loc: ['body', ...present[i]![0]], msg: `Value error, output_schema ${problem}`, type: 'value_error', input: present[i]![1] });
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+}

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { BadRequestError } from '../shared/errors.js';
-import { outputSchemaProblem, type OutputFormat } from '../shared/output-schema.js';
+import { outputSchemaShapeProblem, type OutputFormat } from '../shared/output-schema.js';
+import type { CpuWork } from '../cpu/work.js';
 
 /**
  * DESIGN §23 on /v1: chat's `response_format` and responses' `text.format` as the run's output
@@ -29,27 +30,28 @@ function parsed<S extends v.GenericSchema>(schema: S, value: unknown, param: str
   throw invalid(path ? `${param}.${path}` : param, issue.message);
 }
 
-function jsonSchemaFormat(fields: v.InferOutput<v.ObjectSchema<typeof JsonSchemaFields, undefined>>, schemaParam: string): OutputFormat {
+/** The schema's shape is checked here; its compile on the CPU pool (DESIGN §21), bounded in time. */
+async function jsonSchemaFormat(fields: v.InferOutput<v.ObjectSchema<typeof JsonSchemaFields, undefined>>, schemaParam: string, cpu: CpuWork): Promise<OutputFormat> {
   if (fields.schema === undefined || fields.schema === null) throw invalid(schemaParam, 'is required: the JSON Schema the answer must be valid against');
-  const problem = outputSchemaProblem(fields.schema);
+  const problem = outputSchemaShapeProblem(fields.schema) ?? (await cpu.outputSchemaProblem(fields.schema));
   if (problem) throw invalid(schemaParam, problem);
   const schema = fields.schema as Record<string, unknown>;
   return { type: 'json_schema', name: fields.name, schema, strict: fields.strict ?? false, ...(fields.description ? { description: fields.description } : {}) };
 }
 
 /** Chat's `response_format`: `{type: "json_schema", json_schema: {name, schema, strict?, description?}}`, `{type: "json_object"}` or `{type: "text"}`. */
-export function chatOutputFormat(value: unknown): OutputFormat | null {
+export async function chatOutputFormat(value: unknown, cpu: CpuWork): Promise<OutputFormat | null> {
   const param = 'response_format';
   if (value === undefined || value === null) return null;
   const { type } = parsed(FormatType, value, param);
   if (type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
   const { json_schema: fields } = parsed(v.object({ json_schema: v.object(JsonSchemaFields) }), value, param);
-  return jsonSchemaFormat(fields, `${param}.json_schema.schema`);
+  return jsonSchemaFormat(fields, `${param}.json_schema.schema`, cpu);
 }
 
 /** Responses' `text.format`: `{type: "json_schema", name, schema, strict?, description?}`, `{type: "json_object"}` or `{type: "text"}`. */
-export function responsesOutputFormat(text: unknown): OutputFormat | null {
+export async function responsesOutputFormat(text: unknown, cpu: CpuWork): Promise<OutputFormat | null> {
   const param = 'text.format';
   if (text === undefined || text === null) return null;
   const { format } = parsed(v.object({ format: v.optional(v.nullable(v.unknown())) }), text, 'text');
@@ -57,5 +59,5 @@ export function responsesOutputFormat(text: unknown): OutputFormat | null {
   const { type } = parsed(FormatType, format, param);
   if (type === 'text') return null;
   if (type === 'json_object') return { type: 'json_object' };
-  return jsonSchemaFormat(parsed(v.object(JsonSchemaFields), format, param), `${param}.schema`);
+  return jsonSchemaFormat(parsed(v.object(JsonSchemaFields), format, param), `${param}.schema`, cpu);
 }

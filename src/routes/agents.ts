@@ -3,7 +3,7 @@ import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
 import { AgentDefaultsSchema, AgentRecordSchema, AgentVersionSchema, presentAgent } from '../agents/records.js';
 import { pageOf } from '../shared/record-schemas.js';
-import { integerText, outputSchemaValue, paginationQuery, uuidText } from '../http/validation.js';
+import { ensureOutputSchemas, integerText, outputSchemaValue, paginationQuery, uuidText } from '../http/validation.js';
 import { DEFAULT_TOOLS, TOOL_NAMES } from '../shared/tools.js';
 import { API_FORMATS, GatewayToolSchema, MODEL_NAME, MODEL_NAME_RULE, REASONING_EFFORTS } from '../shared/model-settings.js';
 import { CONTEXT_WINDOW_MAX, CONTEXT_WINDOW_MIN } from '../shared/context-window.js';
@@ -54,7 +54,7 @@ const AgentPath = v.object({ id: uuidText });
 const VersionPath = v.object({ id: uuidText, n: integerText({ min: 1, max: 2_147_483_647 }) });
 
 /** Agents: scope `agents` reads them; creating, changing, restoring or deleting one needs full access (restricted users may not). */
-export function agentRoutes({ agents }: Services): Route[] {
+export function agentRoutes({ agents, cpu }: Services): Route[] {
   return [
     route({
       method: 'GET',
@@ -90,7 +90,10 @@ export function agentRoutes({ agents }: Services): Route[] {
       responses: { 201: AgentRecordSchema },
       body: CreateAgentBody,
       status: 201,
-      handle: async ({ principal, body }) => presentAgent(await agents.create(principal.user.id, body)),
+      handle: async ({ principal, body }) => {
+        await ensureOutputSchemas(cpu, [[['output_schema'], body.output_schema]]);
+        return presentAgent(await agents.create(principal.user.id, body));
+      },
     }),
     route({
       method: 'PATCH',
@@ -100,7 +103,10 @@ export function agentRoutes({ agents }: Services): Route[] {
       responses: { 200: AgentRecordSchema },
       params: AgentPath,
       body: UpdateAgentBody,
-      handle: async ({ principal, params, body }) => presentAgent(await agents.update(principal.user.id, params.id, body)),
+      handle: async ({ principal, params, body }) => {
+        await ensureOutputSchemas(cpu, [[['output_schema'], body.output_schema]]);
+        return presentAgent(await agents.update(principal.user.id, params.id, body));
+      },
     }),
     route({
       method: 'DELETE',

@@ -6,7 +6,7 @@ import { route, type Route } from '../auth/route.js';
 import { runEventStream, runStreamHeaders } from '../runs/records.js';
 import type { RunMode } from '../db/models.js';
 import { startAndStream, type OnClaimed } from '../runs/stream.js';
-import { docMode, imageIds, multitaskStrategy, outputSchema, uuidText } from '../http/validation.js';
+import { docMode, ensureOutputSchemas, imageIds, multitaskStrategy, outputSchema, uuidText } from '../http/validation.js';
 import { schemaFormat } from '../shared/output-schema.js';
 
 const optionalText = (max: number) => v.optional(v.nullable(v.pipe(v.string(), v.maxLength(max))));
@@ -32,7 +32,7 @@ const InjectBody = v.strictObject({
 });
 
 /** Runs as server-sent events, and injects into them: scope `chat`. */
-export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Route[] {
+export function chatRoutes({ runs, relay, openStreams, metrics, cpu }: Services): Route[] {
   const streaming = (mode: RunMode) =>
     route({
       method: 'POST',
@@ -45,6 +45,7 @@ export function chatRoutes({ runs, relay, openStreams, metrics }: Services): Rou
       body: ChatStreamRequest,
       streams: true,
       handle: async ({ principal, body, ctx }) => {
+        await ensureOutputSchemas(cpu, [[['output_schema'], body.output_schema]]);
         const firstToken = metrics.firstToken.startTimer({ mode });
         const start = (onClaimed: OnClaimed) => runs.start({ userId: principal.user.id, mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools }, onClaimed);
         const run = await startAndStream(ctx, relay, openStreams, start, () => firstToken());

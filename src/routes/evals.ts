@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Services } from '../services.js';
 import { route, type Route } from '../auth/route.js';
 import { pageOf } from '../shared/record-schemas.js';
-import { paginationQuery, uuidText } from '../http/validation.js';
+import { ensureOutputSchemas, paginationQuery, uuidText } from '../http/validation.js';
 import { RUN_MODES } from '../shared/run-statuses.js';
 import { EVAL_CONCURRENCY_MAX, EvalComparisonSchema, EvalRecordSchema, EvalResultSchema } from '../evals/records.js';
 import { scorersSchema } from '../evals/scorers.js';
@@ -23,7 +23,7 @@ const CompareQuery = v.object({ a: uuidText, b: uuidText });
  * Evals (DESIGN §24): an agent's version run over a dataset, each item an ordinary background run
  * carrying `eval_id`, scored as it ends. Scope `chat`; another user's eval answers 404.
  */
-export function evalRoutes({ evals }: Services): Route[] {
+export function evalRoutes({ evals, cpu }: Services): Route[] {
   return [
     route({
       method: 'POST',
@@ -36,6 +36,7 @@ export function evalRoutes({ evals }: Services): Route[] {
       body: CreateBody,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
+        await ensureOutputSchemas(cpu, body.scorers.map((scorer, i) => [['scorers', i, 'schema'], scorer.type === 'json_schema' ? scorer.schema : null]));
         const created = await evals.create(principal.user.id, body, principal.budgets);
         ctx.set('Location', `/api/evals/${created.id}`);
         return created;

@@ -29,7 +29,7 @@ function ended(tally: RunTally): RunEndedError {
  * as ReAct runs through the same path as /api/react. Scope `chat`; errors in OpenAI's shape.
  */
 export function openAiRoutes(services: Services): Route[] {
-  const { runs, models } = services;
+  const { runs, models, cpu } = services;
   const clientRuns = new ClientRuns(runs, services.relay, services.files, services.openStreams);
   const auth = { scope: 'chat' as const };
   return [
@@ -64,7 +64,7 @@ export function openAiRoutes(services: Services): Route[] {
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
         const clientTools = chatClientTools(body);
-        const outputFormat = chatOutputFormat(body.response_format);
+        const outputFormat = await chatOutputFormat(body.response_format, cpu);
         // Tool results answering a run parked on those calls resume it (DESIGN §23); otherwise a new run over the history.
         const outputs = chatToolOutputs(body.messages);
         const parked = outputs ? await runs.findRequiringAction(principal.user.id, outputs.map((o) => o.call_id)) : undefined;
@@ -96,7 +96,7 @@ export function openAiRoutes(services: Services): Route[] {
       errors: [400, 404, 409],
       handle: async ({ principal, body, ctx }) => {
         const clientTools = responseClientTools(body);
-        const outputFormat = responsesOutputFormat(body.text);
+        const outputFormat = await responsesOutputFormat(body.text, cpu);
         const outputs = responseToolOutputs(body.input, body.previous_response_id);
         const agentId = agentIdOf(body.model);
         const previous = body.previous_response_id ? await runs.ownRun(principal.user.id, body.previous_response_id) : undefined;

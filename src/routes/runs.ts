@@ -5,7 +5,7 @@ import { runLogFields } from '../logger.js';
 import { Reply, route, type Route } from '../auth/route.js';
 import { CancelAcceptedSchema, presentRun, RunAcceptedSchema, RunRecordSchema } from '../engine/run-records.js';
 import { runEventStream, runStreamHeaders } from '../runs/records.js';
-import { integerText, uuidText, docMode, imageIds, multitaskStrategy, outputSchema } from '../http/validation.js';
+import { integerText, uuidText, docMode, ensureOutputSchemas, imageIds, multitaskStrategy, outputSchema } from '../http/validation.js';
 import { schemaFormat } from '../shared/output-schema.js';
 import { longPollBody, untilDoneOrRequiresAction } from '../runs/wait.js';
 import { streamRun } from '../runs/stream.js';
@@ -66,7 +66,7 @@ const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
  * the last event a client saw), cancel it. Same scope as the chat endpoints; owner only.
  */
 export function runRoutes(services: Services): Route[] {
-  const { runs, relay, lease } = services;
+  const { runs, relay, lease, cpu } = services;
   return [
     route({
       method: 'POST',
@@ -79,6 +79,7 @@ export function runRoutes(services: Services): Route[] {
       body: BackgroundRun,
       status: 202,
       handle: async ({ principal, body, ctx }) => {
+        await ensureOutputSchemas(cpu, [[['output_schema'], body.output_schema]]);
         const run = await runs.start({ userId: principal.user.id, mode: body.mode, query: body.q, conversationId: body.conversation_id, agentId: body.agent_id, userMetadata: body.user_metadata, docMode: body.doc_mode, imageIds: body.image_ids ?? undefined, requestId: ctx.state.requestId, budgets: principal.budgets, multitaskStrategy: body.multitask_strategy ?? undefined, outputFormat: body.output_schema ? schemaFormat(body.output_schema) : null, clientTools: body.client_tools });
         ctx.state.log = ctx.state.log.child(runLogFields(run));
         ctx.set('Location', `/api/runs/${run.id}`);

@@ -9,6 +9,7 @@ import { AppError, NotFoundError, QuotaExceededError, RateLimitedError } from '.
 import { FINAL_RUN_STATUSES } from '../../src/shared/run-statuses.js';
 import { type EvalRow, type EvalStore, type ItemOutcome, type RunOutcomeRow, type TakenItem } from '../../src/evals/store.js';
 import { scoreAnswer, zeroScores, type Judge } from './scoring.js';
+import type { CpuWork } from '../../src/cpu/work.js';
 
 /** A run not final after this long is read again (a doorbell lost with a restarted Redis subscriber is not waited on for ever). */
 const REREAD_MS = 30_000;
@@ -30,6 +31,8 @@ export interface EvalDriverDeps {
   lease: RunLease;
   outbox: WebhookOutbox;
   judge: Judge;
+  /** The json_schema scorer's check (DESIGN §21): the worker's CPU pool; inline when absent. */
+  checkOutput?: CpuWork['checkOutput'];
   logger: Logger;
   /** Queues the run's job again when it has none (its writer died between the row and the job); whether it had to. */
   requeue: (run: Pick<RunOutcomeRow, 'id' | 'conversation_id' | 'user_id'>, budgets: EvalRow['budgets']) => Promise<boolean>;
@@ -135,7 +138,7 @@ export class EvalDriver {
       return { status: 'failed', output: run.answer, scores: zeroScores(row.scorers), passed: false, error: run.error ?? { code: `run_${run.status}`, message: `The item’s run ended ${run.status}` } };
     }
     const answer = { text: run.answer ?? '', output: run.output, citations: Array.isArray(run.citations) ? run.citations : [] };
-    const { scores, passed } = await scoreAnswer(row.scorers, { question: item.input.q, expected: item.expected }, answer, this.deps.judge);
+    const { scores, passed } = await scoreAnswer(row.scorers, { question: item.input.q, expected: item.expected }, answer, this.deps.judge, this.deps.checkOutput);
     return { status: 'scored', output: run.answer, scores, passed, error: null };
   }
 

@@ -1,5 +1,5 @@
-import vm from 'node:vm';
-import { checkOutput } from '../../src/shared/output-schema.js';
+import { withinTime } from '../../src/shared/time-bound.js';
+import { inlineCpu, type CpuWork } from '../../src/cpu/work.js';
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import { scorerName, scorerThreshold, type Scorer } from '../../src/evals/scorers.js';
 
@@ -50,14 +50,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-const regexContext = vm.createContext({ pattern: '', flags: '', text: '' });
-const regexTest = new vm.Script('new RegExp(pattern, flags).test(text)');
-
 /** A user's pattern, run where a timeout can stop it. */
 function matches(pattern: string, flags: string, text: string): boolean {
-  Object.assign(regexContext, { pattern, flags, text });
   try {
-    return regexTest.runInContext(regexContext, { timeout: REGEX_TIMEOUT_MS }) === true;
+    const matched = withinTime(REGEX_TIMEOUT_MS, () => new RegExp(pattern, flags).test(text));
+    return matched.done && matched.value;
   } catch {
     return false;
   }
@@ -67,7 +64,7 @@ const NUMBER = /-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?|-?\.\d+/g;
 const numbersIn = (text: string) => [...text.slice(0, SCORED_TEXT_MAX).matchAll(NUMBER)].map((m) => Number(m[0].replace(/,/g, ''))).filter(Number.isFinite);
 
 /** The item's score on one scorer, 0..1. */
-export async function scoreOne(scorer: Scorer, item: ScoredItem, answer: Answer, judge: Judge): Promise<number> {
+export async function scoreOne(scorer: Scorer, item: ScoredItem, answer: Answer, judge: Judge, check: CpuWork['checkOutput'] = inlineCpu.checkOutput): Promise<number> {
   const text = answer.text.slice(0, SCORED_TEXT_MAX);
   switch (scorer.type) {
     case 'exact': {
@@ -98,7 +95,7 @@ export async function scoreOne(scorer: Scorer, item: ScoredItem, answer: Answer,
     case 'json_schema': {
       const json = answerJson(answer);
       if (json === undefined) return 0;
-      return checkOutput({ type: 'json_schema', name: 'output', schema: scorer.schema!, strict: false }, JSON.stringify(json)).ok ? 1 : 0;
+      return (await check({ type: 'json_schema', name: 'output', schema: scorer.schema!, strict: false }, JSON.stringify(json))).ok ? 1 : 0;
     }
     case 'cites': {
       const min = scorer.min ?? 1;
@@ -116,11 +113,11 @@ export function containmentJudgement(item: ScoredItem, answer: Answer): number {
 }
 
 /** Every scorer's score of one answer, and whether it meets every threshold. */
-export async function scoreAnswer(scorers: Scorer[], item: ScoredItem, answer: Answer, judge: Judge): Promise<{ scores: Record<string, number>; passed: boolean }> {
+export async function scoreAnswer(scorers: Scorer[], item: ScoredItem, answer: Answer, judge: Judge, check?: CpuWork['checkOutput']): Promise<{ scores: Record<string, number>; passed: boolean }> {
   const scores: Record<string, number> = {};
   let passed = true;
   for (const scorer of scorers) {
-    const raw = await scoreOne(scorer, item, answer, judge);
+    const raw = await scoreOne(scorer, item, answer, judge, check);
     const score = Number.isFinite(raw) ? Math.min(1, Math.max(0, raw)) : 0;
     scores[scorerName(scorer)] = score;
     if (score < scorerThreshold(scorer)) passed = false;

@@ -20,6 +20,7 @@ import type { ModelProvider } from '../models/types.js';
 import { workerRunService } from '../run-service.js';
 import { EvalDriver } from './driver.js';
 import { modelJudge } from './judge.js';
+import type { CpuWork } from '../../src/cpu/work.js';
 
 /** BullMQ's stall limit out of the way: a driver that dies is always replaced (it holds no state of its own). */
 const DRIVER_MAX_STALLED = 1_000_000;
@@ -39,6 +40,8 @@ export interface EvalWorkerClients {
   metrics?: Metrics;
   outbox: WebhookOutbox;
   modelFor: (model: string) => ModelProvider;
+  /** The json_schema scorer's validation off the event loop (the worker's CpuPool); inline when absent. */
+  cpu?: CpuWork;
 }
 
 export interface RunningEvalWorker {
@@ -68,7 +71,7 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
     await runQueue.add('run', { runId: run.id, conversationId: run.conversation_id, userId: run.user_id, ...(budgets.length > 0 ? { budgets } : {}) }, { ...runJobOptions, jobId: run.id });
     return true;
   };
-  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), logger, requeue });
+  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), checkOutput: clients.cpu && ((format, text) => clients.cpu!.checkOutput(format, text)), logger, requeue });
 
   // Shutting down, drivers stop following their items and hand their evals back to the queue.
   const closing = new AbortController();

@@ -1,3 +1,5 @@
+import { localTarget } from '../../src/shared/output-schema.js';
+
 /**
  * The local model's deterministic JSON Schema filler (DESIGN §23): a structured answer, or a client
  * function's arguments, made from what the model has — a text and the number it states.
@@ -19,6 +21,11 @@ type Schema = Record<string, unknown>;
 const MAX_DEPTH = 32;
 /** Past this many values, objects and arrays are left empty: a schema of thousands of properties stays cheap. */
 const MAX_VALUES = 2_000;
+/**
+ * Subschemas followed (`$ref`s, `allOf` parts) in one fill: an `allOf` chain doubles with each link,
+ * and a schema stored before the edge bounded its expansion must not hold the worker either.
+ */
+const MAX_STEPS = 20_000;
 
 export function fillSchema(schema: unknown, seed: FillSeed): unknown {
   const filler = new Filler(isSchema(schema) ? schema : {}, seed);
@@ -36,6 +43,7 @@ const isSchema = (value: unknown): value is Schema => typeof value === 'object' 
 
 class Filler {
   private made = 0;
+  private steps = 0;
 
   constructor(
     private readonly root: Schema,
@@ -80,9 +88,10 @@ class Filler {
 
   /** A local `$ref` followed and `allOf` merged into one schema (a remote `$ref` is refused at the edge). */
   private resolve(schema: Schema, depth: number): Schema {
+    if (++this.steps > MAX_STEPS) return {};
     let current = schema;
     for (let hops = 0; typeof current.$ref === 'string' && hops < MAX_DEPTH; hops++) {
-      const target = pointer(this.root, current.$ref);
+      const target = localTarget(this.root, current.$ref);
       if (!isSchema(target)) return {};
       const { $ref: _ref, ...rest } = current;
       current = { ...target, ...rest };
@@ -111,16 +120,3 @@ function typeOf(schema: Schema): string | undefined {
 }
 
 const isNullSchema = (schema: unknown) => isSchema(schema) && schema.type === 'null';
-
-/** `#/$defs/Name` (JSON pointer, with ~0 and ~1 escapes) inside the root schema. */
-function pointer(root: Schema, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let node: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!isSchema(node) || !Object.hasOwn(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
-}

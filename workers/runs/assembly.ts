@@ -29,6 +29,7 @@ import { RunTracer } from './telemetry.js';
 import { GatewayModel } from '../models/gateway/provider.js';
 import { UnconfiguredGateway } from '../models/gateway/unconfigured.js';
 import type { ModelProvider } from '../models/types.js';
+import type { CpuWork } from '../../src/cpu/work.js';
 import { ModelImages } from '../../src/files/model-images.js';
 import { PostgresFileStorage } from '../../src/files/storage.js';
 import { ImageProcessor, imageLimits } from '../../src/files/images.js';
@@ -41,6 +42,8 @@ export interface WorkerClients {
   logger: Logger;
   /** The process's metrics; a fresh registry when absent (benchmarks and tests that do not scrape). */
   metrics?: Metrics;
+  /** CPU work on callers' schemas off the event loop (the worker's CpuPool); inline when absent (in-process tests). */
+  cpu?: CpuWork;
 }
 
 /** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
@@ -90,6 +93,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
     groundedMinSimilarity: config.knowledge.groundedMinSimilarity,
     memories,
     outputRepairAttempts: config.runs.outputRepairAttempts,
+    cpu: clients.cpu,
     // Spans of runs (DESIGN §18) only when tracing is on; the entry point has started the SDK they go to.
     tracer: config.tracing ? new RunTracer(config.tracing) : undefined,
     images: new ModelImages(models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(config.files))),

@@ -9,7 +9,8 @@ import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from '.
 import type { WorkerEngine } from '../../src/engine/worker-engine.js';
 import type { InjectPayload } from '../../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
-import type { OutputFormat } from '../../src/shared/output-schema.js';
+import type { OutputCheck, OutputFormat } from '../../src/shared/output-schema.js';
+import { inlineCpu, type CpuWork } from '../../src/cpu/work.js';
 import { runTool } from '../tools/registry.js';
 import type { Tool } from '../tools/tool.js';
 import { GROUNDED_INSTRUCTION, KNOWLEDGE_TOOL } from '../knowledge/citations.js';
@@ -57,6 +58,8 @@ export interface ToolServices {
   outputRepairAttempts?: number;
   /** The users' memories (DESIGN §25); absent: no run has memory. */
   memories?: Pick<MemoryService, 'remember' | 'recall'>;
+  /** Where answers are checked against their output schema (DESIGN §21, §23): the worker's CPU pool; inline when absent. */
+  cpu?: Pick<CpuWork, 'checkOutput'>;
 }
 
 /** The parts a RunContext is made of; the executor builds them per attempt. */
@@ -123,6 +126,11 @@ export class RunContext {
   /** OUTPUT_REPAIR_ATTEMPTS: how often an answer its output schema refuses goes back to the model (DESIGN §23). */
   get outputRepairAttempts(): number {
     return this.parts.services.outputRepairAttempts ?? 1;
+  }
+
+  /** The answer's text checked against the run's output format, off the worker's event loop when it has a pool. */
+  checkOutput(format: OutputFormat, text: string): Promise<OutputCheck> {
+    return (this.parts.services.cpu ?? inlineCpu).checkOutput(format, text);
   }
 
   /** The user's memories through the run's agent (DESIGN §25); undefined when its agent has no memory. */

@@ -1,4 +1,4 @@
-import { checkOutput, type OutputFormat } from '../../src/shared/output-schema.js';
+import type { OutputFormat } from '../../src/shared/output-schema.js';
 import type { RunContext } from './run-context.js';
 import { RunFailure } from './run-control.js';
 import type { ChatMessage, ModelResult } from '../models/types.js';
@@ -28,7 +28,7 @@ export async function finalAnswer(ctx: RunContext, text: string, messages: ChatM
   let answer: Pick<ModelResult, 'text'> = { text };
   const repairs: ChatMessage[] = [];
   for (let attempt = 0; ; attempt++) {
-    const checked = checkOutput(format, answer.text);
+    const checked = await ctx.checkOutput(format, answer.text);
     if (checked.ok) return { text: checked.text, output: checked.output };
     if (attempt >= ctx.outputRepairAttempts) {
       throw new RunFailure('output_invalid', `The answer is not valid against the output schema after ${attempt} repair attempt${attempt === 1 ? '' : 's'}: ${checked.errors.join('; ')}`.slice(0, 2000));
