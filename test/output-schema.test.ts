@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { allOfChain, fanOut } from './support/costly-schemas.js';
 import { checkOutput, OUTPUT_SCHEMA_MAX_EXPANDED, outputSchemaProblem, schemaFormat } from '../src/shared/output-schema.js';
 import { chatOutputFormat, responsesOutputFormat } from '../src/openai/output-format.js';
 import { BadRequestError } from '../src/shared/errors.js';
@@ -48,16 +49,6 @@ describe('output schemas', () => {
 
 /** Issue 44: a schema is bounded by the work it causes, not its bytes. */
 describe('costly schemas', () => {
-  const fanOut = (defined: number, uses: number) => ({
-    type: 'object',
-    properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`r${i}`, { $ref: '#/$defs/D' }])),
-    $defs: { D: { type: 'object', properties: Object.fromEntries(Array.from({ length: defined }, (_, i) => [`q${i}`, { type: 'string' }])) } },
-  });
-  /** a0 → a1 twice → … → a(links) = {type: object}: 2^links paths in about 65 bytes a link. */
-  const allOfChain = (links: number) => ({
-    $ref: '#/$defs/a0',
-    $defs: Object.fromEntries([...Array.from({ length: links }, (_, i) => [`a${i}`, { allOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }]), [`a${links}`, { type: 'object' }]]),
-  });
 
   it('refuses a definition referenced from many places past the expansion bound, naming it; takes the same at a small fan-out', () => {
     expect(JSON.stringify(fanOut(150, 150)).length).toBeLessThan(10_000);

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allOfChain, fanOut } from './support/costly-schemas.js';
 import { startStack, type Stack } from './support/stack.js';
 import { TestGateway } from './support/gateway.js';
 import { chat, native, responses } from './support/gateway-frames.js';
@@ -214,17 +215,6 @@ describe("agents' output_schema", () => {
   });
 });
 
-/** 150 properties referencing a definition of 150: 22,650 subschemas in 8 KB. */
-const fanOut = (defined: number, uses: number) => ({
-  type: 'object',
-  properties: Object.fromEntries(Array.from({ length: uses }, (_, i) => [`r${i}`, { $ref: '#/$defs/D' }])),
-  $defs: { D: { type: 'object', properties: Object.fromEntries(Array.from({ length: defined }, (_, i) => [`q${i}`, { type: 'string' }])) } },
-});
-/** a0 → a1 twice → … → a(links): 2^links paths. */
-const allOfChain = (links: number) => ({
-  $ref: '#/$defs/a0',
-  $defs: Object.fromEntries([...Array.from({ length: links }, (_, i) => [`a${i}`, { allOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }]), [`a${links}`, { type: 'object' }]]),
-});
 
 describe('hostile schemas and formats', () => {
   // 40 levels of JSON: within a body's nesting bound (64), past a schema's (32).
