@@ -1,5 +1,6 @@
 import { tokensAbove } from '../shared/context-window.js';
 import { readJson, valueOf } from './json.js';
+import { readItemRows, type ItemFormat, type ItemRows } from '../evals/item-parse.js';
 
 /** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
 export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
@@ -27,6 +28,15 @@ export interface CpuWork {
    * JSON.parse's SyntaxError (its message names the position); too deep with a ValidationError.
    */
   parseJson(text: string): Promise<unknown>;
+  /** A dataset items upload (CSV, JSONL, JSON) read, bounded and validated into the rows to store (src/evals/item-parse.ts). */
+  readItems(upload: ItemsSent): Promise<ItemRows>;
+}
+
+/** An items upload as it arrived: a text body, or an uploaded file's bytes. */
+export interface ItemsSent {
+  format: ItemFormat;
+  content: string | Uint8Array;
+  maxItems: number;
 }
 
 export interface TextAbove {
@@ -47,4 +57,8 @@ export const surelyWithin = (text: string, limit: number) => text.length * 3 <= 
 export const inlineCpu: CpuWork = {
   firstAbove: (texts, limit) => firstAbove(texts, limit),
   parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
+  readItems: async ({ format, content, maxItems }) => {
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    return readItemRows({ format, bytes, length: bytes.length, maxItems });
+  },
 };

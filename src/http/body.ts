@@ -47,14 +47,15 @@ export async function parseJsonText(text: string, parseJson: (text: string) => u
 /**
  * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once
  * the credential is checked (src/auth/route.ts), so an unauthenticated body is never read.
- * Multipart uploads are left on the stream for the route.
+ * Multipart uploads are left on the stream for the route; on a path `keepsText` names, the text is
+ * left for the route to parse (dataset uploads: parsed and validated together, off the event loop).
  */
-export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse): BodyReader {
+export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse, keepsText: (path: string) => boolean = () => false): BodyReader {
   return async (ctx) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return;
     const text = await bodyText(ctx, limitFor(ctx.path), idleMs);
     if (text.length === 0) return;
     // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".
-    ctx.state.body = ctx.get('content-type') && !ctx.is('json') ? text : await parseJsonText(text, parseJson);
+    ctx.state.body = (ctx.get('content-type') && !ctx.is('json')) || keepsText(ctx.path) ? text : await parseJsonText(text, parseJson);
   };
 }
