@@ -32,10 +32,10 @@ export interface CpuWork {
   readItems(upload: ItemsSent): Promise<ItemRows>;
 }
 
-/** An items upload as it arrived: a text body, or an uploaded file's bytes. */
+/** An items upload as it arrived: the body's or the uploaded file's bytes. */
 export interface ItemsSent {
   format: ItemFormat;
-  content: string | Uint8Array;
+  content: Uint8Array;
   maxItems: number;
 }
 
@@ -57,8 +57,5 @@ export const surelyWithin = (text: string, limit: number) => text.length * 3 <= 
 export const inlineCpu: CpuWork = {
   firstAbove: (texts, limit) => firstAbove(texts, limit),
   parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
-  readItems: async ({ format, content, maxItems }) => {
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    return readItemRows({ format, bytes, length: bytes.length, maxItems });
-  },
+  readItems: async ({ format, content, maxItems }) => readItemRows({ format, bytes: content, length: content.length, maxItems }),
 };

@@ -8,7 +8,7 @@ import type { ItemFormat } from './item-parse.js';
  * Dataset items arrive as a JSON list (or `{items: [...]}`), as JSONL (one item per line), or as
  * CSV with a header row (`q`, optional `expected` and `image_ids`; every other column becomes
  * metadata), in the body or as a multipart upload of one file. Each bad item is named by its index.
- * The body reader leaves the text (src/app.ts): it is parsed with the rest, in the CPU pool.
+ * The body reader leaves the bytes (src/app.ts): they are decoded and parsed with the rest, in the CPU pool.
  */
 
 const refuse = (msg: string, loc: (string | number)[] = ['body'], type = 'value_error') => new ValidationError([{ loc, msg, type, input: null }]);
@@ -35,7 +35,7 @@ function formatOfName(name: string): ItemFormat | undefined {
 /** The request's items, validated, as the rows to store (src/evals/item-parse.ts); at most `maxItems`, at least one. */
 export async function readItems(ctx: AppContext, cpu: CpuWork, options: { maxItems: number; maxUploadBytes: number; idleMs: number }): Promise<{ rows: Uint8Array; count: number }> {
   let format: ItemFormat | undefined;
-  let content: string | Uint8Array | undefined;
+  let content: Uint8Array | undefined;
   if (ctx.is('multipart')) {
     const file = await readSingleFile(ctx, options.maxUploadBytes, { noun: 'dataset file', idleMs: options.idleMs });
     format = formatOfName(file.filename) ?? formatOfType(file.fields.format ?? '');
@@ -44,7 +44,7 @@ export async function readItems(ctx: AppContext, cpu: CpuWork, options: { maxIte
   } else {
     format = formatOfType(ctx.get('content-type') || 'application/json');
     if (!format) throw refuse(`${ctx.get('content-type')} is not JSONL or CSV: ${FORMATS_SAID}`, ['body'], 'unsupported_format');
-    content = typeof ctx.state.body === 'string' ? ctx.state.body : undefined;
+    content = ctx.state.body instanceof Uint8Array ? ctx.state.body : undefined;
   }
   if (!content?.length) throw refuse(`no items were sent: ${FORMATS_SAID}`, ['body'], 'missing');
   const read = await cpu.readItems({ format, content, maxItems: options.maxItems });
