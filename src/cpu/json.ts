@@ -1,22 +1,5 @@
-import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from '../shared/json-text.js';
+import { jsonDepthExceeds, markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from '../shared/json-text.js';
 import { ValidationError } from '../shared/errors.js';
-
-/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 
 /**
  * JSON text read where it is cheap to carry back: a thrown error loses its class across threads, so

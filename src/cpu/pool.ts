@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { RateLimitedError } from '../shared/errors.js';
-import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type TextAbove } from './work.js';
+import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type ItemsSent, type TextAbove } from './work.js';
+import type { ItemRows } from '../evals/item-parse.js';
 import { valueOf, type ParsedJson } from './json.js';
 import type { OutputCheck, OutputFormat } from '../shared/output-schema.js';
 
@@ -72,6 +73,12 @@ export class CpuPool implements CpuWork {
     return this.run<OutputCheck>('checkOutput', { format, text }, this.schemaTasks);
   }
 
+  /** Every upload, small ones too: its parse and validation are the thread's, and only the rows to store come back. */
+  async readItems({ format, content, maxItems }: ItemsSent): Promise<ItemRows> {
+    const { bytes, length } = await sharedCopy(content);
+    return this.run<ItemRows>('readItems', { format, bytes, length, maxItems });
+  }
+
   /** Waits for running tasks, then ends the threads. */
   close(): Promise<void> {
     return this.pool.close();
@@ -106,6 +113,16 @@ async function sharedUtf8(text: string): Promise<{ bytes: Uint8Array; length: nu
     if (from < text.length) await new Promise((resolve) => setImmediate(resolve));
   }
   return { bytes, length };
+}
+
+/** Bytes copied into memory the threads share (a message then copies nothing), HOP_CHARS at a time with the event loop free between. */
+async function sharedCopy(content: Uint8Array): Promise<{ bytes: Uint8Array; length: number }> {
+  const bytes = new Uint8Array(new SharedArrayBuffer(content.length));
+  for (let from = 0; from < content.length; from += HOP_CHARS) {
+    bytes.set(content.subarray(from, from + HOP_CHARS), from);
+    if (from + HOP_CHARS < content.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { bytes, length: content.length };
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;

@@ -20,3 +20,6 @@ export const parseJson = readJson;
 export function parseJsonBytes({ bytes, length }: { bytes: Uint8Array; length: number }): ParsedJson {
   return readJson(Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('utf8'));
 }
+
+/** A dataset items upload (CpuPool.readItems): the rows come back in shared memory. */
+export { readItemRows as readItems } from '../evals/item-parse.js';

@@ -1,6 +1,10 @@
 import { tokensAbove } from '../shared/context-window.js';
 import { readJson, valueOf } from './json.js';
+import { INLINE_JSON_MAX_CHARS } from '../shared/json-text.js';
+
+export { INLINE_JSON_MAX_CHARS } from '../shared/json-text.js';
 import { checkOutput, outputSchemaProblem, type OutputCheck, type OutputFormat } from '../shared/output-schema.js';
+import { readItemRows, type ItemFormat, type ItemRows } from '../evals/item-parse.js';
 
 /** CpuWork.firstAbove, where it runs (inline, or in a pool's thread). */
 export async function firstAbove(texts: string[], limit: number): Promise<TextAbove | undefined> {
@@ -35,6 +39,15 @@ export interface CpuWork {
   outputSchemaProblem(schema: unknown): Promise<string | undefined>;
   /** An answer checked against its output format: compiled (once per thread) and validated, each bounded in time. */
   checkOutput(format: OutputFormat, text: string): Promise<OutputCheck>;
+  /** A dataset items upload (CSV, JSONL, JSON) read, bounded and validated into the rows to store (src/evals/item-parse.ts). */
+  readItems(upload: ItemsSent): Promise<ItemRows>;
+}
+
+/** An items upload as it arrived: the body's or the uploaded file's bytes. */
+export interface ItemsSent {
+  format: ItemFormat;
+  content: Uint8Array;
+  maxItems: number;
 }
 
 export interface TextAbove {
@@ -42,12 +55,6 @@ export interface TextAbove {
   tokens: number;
 }
 
-/**
- * Bodies up to this many characters (the default BODY_LIMIT_BYTES) are parsed on the event loop:
- * the value parsed on a thread is copied back onto it (structured clone), which for a megabyte of
- * small values costs two to three times the parse itself.
- */
-export const INLINE_JSON_MAX_CHARS = 1024 * 1024;
 
 /** A UTF-16 code unit is at most 3 UTF-8 bytes, and a token at least one byte: such a text is within `limit` uncounted. */
 export const surelyWithin = (text: string, limit: number) => text.length * 3 <= limit;
@@ -57,4 +64,5 @@ export const inlineCpu: CpuWork = {
   parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
   outputSchemaProblem: async (schema) => outputSchemaProblem(schema),
   checkOutput: async (format, text) => checkOutput(format, text),
+  readItems: async ({ format, content, maxItems }) => readItemRows({ format, bytes: content, length: content.length, maxItems }),
 };

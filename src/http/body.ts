@@ -3,17 +3,16 @@ import type { AppContext, BodyReader } from '../http/context.js';
 import { PayloadTooLargeError, RequestTimeoutError, ValidationError } from '../shared/errors.js';
 import { boundedBodyRead } from './body-guard.js';
 import { markStorable, MAX_JSON_DEPTH, mayHoldUnstorable } from './validation.js';
-import { INLINE_JSON_MAX_CHARS } from '../cpu/work.js';
-import { jsonDepthExceeds } from '../cpu/json.js';
+import { INLINE_JSON_MAX_CHARS, jsonDepthExceeds } from '../shared/json-text.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-
-
-/** The body's text, within `limitBytes` (413 from Content-Length at once) and BODY_IDLE_TIMEOUT_MS (408). */
-async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number): Promise<string> {
+/** The body's text (or its bytes, `encoding` null), within `limitBytes` (413 from Content-Length at once) and BODY_IDLE_TIMEOUT_MS (408). */
+async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number): Promise<string>;
+async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number, encoding: null): Promise<Buffer>;
+async function bodyText(ctx: AppContext, limitBytes: number, idleMs: number, encoding: 'utf8' | null = 'utf8'): Promise<string | Buffer> {
   try {
-    return await boundedBodyRead(ctx.req, idleMs, () => getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf8', length: ctx.get('content-length') || undefined }));
+    return await boundedBodyRead(ctx.req, idleMs, () => getRawBody(ctx.req, { limit: limitBytes, encoding, length: ctx.get('content-length') || undefined }));
   } catch (err) {
     if (err instanceof RequestTimeoutError) throw err;
     const type = (err as { type?: string }).type;
@@ -47,11 +46,17 @@ export async function parseJsonText(text: string, parseJson: (text: string) => u
 /**
  * Reads JSON bodies into ctx.state.body, within `limitFor(path)` and `idleMs`. Routes call it once
  * the credential is checked (src/auth/route.ts), so an unauthenticated body is never read.
- * Multipart uploads are left on the stream for the route.
+ * Multipart uploads are left on the stream for the route; on a path `keepsBytes` names, the body's
+ * bytes are left for the route (dataset uploads: decoded, parsed and validated together, off the event loop).
  */
-export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse): BodyReader {
+export function jsonBody(limitFor: (path: string) => number, idleMs: number, parseJson: (text: string) => unknown = JSON.parse, keepsBytes: (path: string) => boolean = () => false): BodyReader {
   return async (ctx) => {
     if (!METHODS_WITH_BODY.has(ctx.method) || ctx.is('multipart')) return;
+    if (keepsBytes(ctx.path)) {
+      const bytes = await bodyText(ctx, limitFor(ctx.path), idleMs, null);
+      if (bytes.length > 0) ctx.state.body = bytes;
+      return;
+    }
     const text = await bodyText(ctx, limitFor(ctx.path), idleMs);
     if (text.length === 0) return;
     // Declared as something other than JSON: the raw text reaches validation, which refuses it as "not an object".

@@ -1,6 +1,5 @@
 import * as v from 'valibot';
 import { isJsonObject, outputSchemaShapeProblem } from '../shared/output-schema.js';
-import type { CpuWork } from '../cpu/work.js';
 import { DOC_MODES } from '../shared/doc-modes.js';
 import { MULTITASK_STRATEGIES } from '../shared/multitask.js';
 import type { ParameterizedContext } from 'koa';
@@ -281,12 +280,17 @@ export const outputSchemaValue = v.nullable(
 );
 export const outputSchema = v.optional(outputSchemaValue);
 
+/** Where schemas are compiled: the web's CPU pool (src/cpu), or inline. */
+export interface SchemaCompiler {
+  outputSchemaProblem(schema: unknown): Promise<string | undefined>;
+}
+
 /**
  * The second half of an output schema's check: compiled by ajv on the CPU pool, bounded in time
  * (DESIGN §21: CPU work on a caller's input stays off the web's event loop). Each schema that does
  * not compile is a 422 at its place in the body, as the first half's refusals are.
  */
-export async function ensureOutputSchemas(cpu: CpuWork, schemas: [loc: (string | number)[], schema: unknown][]): Promise<void> {
+export async function ensureOutputSchemas(cpu: SchemaCompiler, schemas: [loc: (string | number)[], schema: unknown][]): Promise<void> {
   const present = schemas.filter(([, schema]) => schema !== null && schema !== undefined);
   const problems = await Promise.all(present.map(([, schema]) => cpu.outputSchemaProblem(schema)));
   const issues: ValidationIssue[] = [];

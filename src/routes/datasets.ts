@@ -19,7 +19,7 @@ const UpdateBody = v.pipe(
 const ItemsBody = v.union([v.array(newItemSchema), v.strictObject({ items: v.array(newItemSchema) })]);
 
 /** Datasets and their items (DESIGN §24): scope `chat`; another user's dataset answers 404. */
-export function datasetRoutes({ datasets, config }: Services): Route[] {
+export function datasetRoutes({ datasets, config, cpu }: Services): Route[] {
   return [
     route({
       method: 'GET',
@@ -88,7 +88,7 @@ export function datasetRoutes({ datasets, config }: Services): Route[] {
       handle: async ({ principal, params, ctx }) => {
         // Ownership first: another user's dataset answers 404 before the items are read.
         await datasets.own(principal.user.id, params.id);
-        const items = await readItems(ctx, { maxItems: config.evals.maxItems, maxUploadBytes: config.evals.uploadMaxBytes, idleMs: config.bodyIdleTimeoutMs });
+        const items = await readItems(ctx, cpu, { maxItems: config.evals.maxItems, maxUploadBytes: config.evals.uploadMaxBytes, idleMs: config.bodyIdleTimeoutMs });
         return datasets.addItems(principal.user.id, params.id, items);
       },
     }),

@@ -18,3 +18,27 @@ export function markStorable<T>(value: T): T {
 }
 
 export const isMarkedStorable = (value: object) => storableValues.has(value);
+
+/**
+ * Bodies up to this many characters (the default BODY_LIMIT_BYTES) are parsed on the event loop:
+ * the value parsed on a thread is copied back onto it (structured clone), which for a megabyte of
+ * small values costs two to three times the parse itself.
+ */
+export const INLINE_JSON_MAX_CHARS = 1024 * 1024;
+
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped), stopping past `limit`. */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}

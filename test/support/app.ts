@@ -14,6 +14,7 @@ import { serve } from '../../src/http/serve.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
 import { forgetContract, watchContract } from './contract.js';
+import type { CpuWork } from '../../src/cpu/work.js';
 
 export const uniqueId = () => randomBytes(6).toString('hex');
 
@@ -116,6 +117,8 @@ export async function startTestApp(
     env?: Record<string, string>;
     waitForRedis?: boolean;
     poolMax?: number;
+    /** CPU work on request data: inline when absent, as in a process without a pool. */
+    cpu?: CpuWork;
     /** Routes added after the API's own (tests of the error edge). */
     extraRoutes?: (services: Services) => Router[];
   } = {},
@@ -134,7 +137,7 @@ export async function startTestApp(
   const subscriber = createRedis(config.redis, 'subscriber', 'test-web-subscriber');
   const reader = createRedis(config.redis, 'stream-reader', 'test-web-reader');
   if (options.waitForRedis !== false) await waitForReady(redis);
-  const services = buildServices({ config, knex, redis, subscriber, reader, logger }, options);
+  const services = buildServices({ config, knex, redis, subscriber, reader, logger, cpu: options.cpu }, options);
   const routers = [...apiRouters(services), ...(options.extraRoutes?.(services) ?? [])];
   const server = serve(createApp(services, routers), 0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
