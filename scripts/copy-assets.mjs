@@ -1,6 +1,8 @@
 // tsc compiles only TypeScript; the files the compiled code reads at run time are copied beside it.
-import { chmodSync, cpSync } from 'node:fs';
+import { chmodSync, cpSync, rmSync } from 'node:fs';
 
+// Replaced, not merged: a script renamed for its new key count (claimConversation-4 → -5) must not linger under its old name.
+rmSync('dist/src/shared/lua', { recursive: true, force: true });
 cpSync('src/shared/lua', 'dist/src/shared/lua', { recursive: true });
 // The benchmarks run the PGlite server the tests use from the build.
 cpSync('test/support/pglite-server.mjs', 'dist/test/support/pglite-server.mjs');

@@ -94,6 +94,7 @@ const EnvSchema = v.object({
   CPU_POOL_THREADS: v.optional(intFrom(1, 64), '2'),
   CPU_POOL_QUEUE: v.optional(intFrom(1, 100_000), '64'),
   RUNS_PER_USER_LIMIT: v.optional(intFrom(1, 100_000), '20'),
+  PARKED_RUNS_PER_USER: v.optional(intFrom(1, 100_000), '20'),
   SCHEDULE_MIN_INTERVAL_S: v.optional(intFrom(1, 7 * 24 * 3600), '60'),
   SCHEDULES_PER_USER: v.optional(intFrom(1, 100_000), '100'),
   DATASET_MAX_ITEMS: v.optional(intFrom(1, 1_000_000), '10000'),
@@ -236,6 +237,8 @@ export interface Config {
   runs: {
     /** Concurrently active (queued or running) runs per user; more → 429. */
     perUserLimit: number;
+    /** Runs carrying client tools (they may park `requires_action`, DESIGN §23) a user may have unfinished at once; more → 429. */
+    parkedPerUser: number;
     /** Worker deaths a run survives (it resumes from its checkpoint); one more fails it. */
     maxCrashes: number;
     /** Events a run may publish (its end aside) before it fails with `run_max_events`. */
@@ -395,6 +398,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultRateLimitRpm: e.DEFAULT_RATE_LIMIT_RPM ?? null,
     runs: {
       perUserLimit: e.RUNS_PER_USER_LIMIT,
+      parkedPerUser: e.PARKED_RUNS_PER_USER,
       maxCrashes: e.RUN_MAX_CRASHES,
       maxEvents: e.RUN_MAX_EVENTS,
       maxDurationMs: e.RUN_MAX_DURATION_S * 1000,

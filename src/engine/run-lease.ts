@@ -30,6 +30,8 @@ export interface LeaseOptions {
   streamMaxLength: number;
   /** RUN_QUEUE_PER_CONVERSATION: most runs that may wait on one conversation (DESIGN §19). */
   queueLimit: number;
+  /** How long a parkable run's entry (PARKED_RUNS_PER_USER) lives unrefreshed: RUN_MAX_DURATION_S and a margin, refreshed at each parking. */
+  parkableTtlSeconds: number;
 }
 
 /** The largest doorbell that carries its events (publishEvents-2.lua); a larger batch rings with its count and is read from the stream. */
@@ -50,17 +52,22 @@ export function readDoorbell(message: string): Doorbell {
   return { carried: true, previousId: parts[0]!, entries };
 }
 
-export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000, queueLimit: 10 };
+export const DEFAULT_LEASE: LeaseOptions = { markerTtlSeconds: 600, streamTtlSeconds: 3600, streamMaxLength: 20_000, queueLimit: 10, parkableTtlSeconds: 4200 };
 
-/** The lease options of a deployment: RUN_STREAM_TTL_S and RUN_QUEUE_PER_CONVERSATION (config.runs) on the defaults. */
-export const leaseOptions = (runs: { streamTtlSeconds: number; queuePerConversation: number }): LeaseOptions => ({ ...DEFAULT_LEASE, streamTtlSeconds: runs.streamTtlSeconds, queueLimit: runs.queuePerConversation });
+/** The lease options of a deployment: RUN_STREAM_TTL_S, RUN_QUEUE_PER_CONVERSATION and RUN_MAX_DURATION_S (config.runs) on the defaults. */
+export const leaseOptions = (runs: { streamTtlSeconds: number; queuePerConversation: number; maxDurationMs: number }): LeaseOptions => ({
+  ...DEFAULT_LEASE,
+  streamTtlSeconds: runs.streamTtlSeconds,
+  queueLimit: runs.queuePerConversation,
+  parkableTtlSeconds: Math.ceil(runs.maxDurationMs / 1000) + DEFAULT_LEASE.markerTtlSeconds,
+});
 
 /**
  * `claimed`: the run holds the conversation; `queued`: it waits behind `activeRunId` (DESIGN §19);
  * refused: `busy` (reject), `full` (RUN_QUEUE_PER_CONVERSATION), `limit` (the user's active-run cap).
  */
 export interface Claim {
-  outcome: 'claimed' | 'queued' | 'busy' | 'full' | 'limit';
+  outcome: 'claimed' | 'queued' | 'busy' | 'full' | 'limit' | 'parked_limit';
   activeRunId: string | null;
   /** The run's `run` event as its stream holds it, when claimed or queued. */
   event: StoredEvent | null;
@@ -99,7 +106,7 @@ export class RunLease {
    * Web: marks the conversation active for the run, or queues the run behind the active one as
    * `strategy` says (DESIGN §19), and publishes its `run` event; unless refused.
    */
-  async claim(run: RunRef, announced: EventData<'run'>, userLimit: number, strategy: MultitaskStrategy = 'reject'): Promise<Claim> {
+  async claim(run: RunRef, announced: EventData<'run'>, userLimit: number, strategy: MultitaskStrategy = 'reject', parkedLimit = 0): Promise<Claim> {
     const { key, doorbell } = this.stream(run);
     const data = JSON.stringify(announced);
     const [outcome, eventId, active] = await callScript(() => this.redis.claimConversation(
@@ -107,6 +114,7 @@ export class RunLease {
       key,
       this.keys.userActiveRuns(run.userId),
       this.keys.conversationQueue(run.userId, run.conversationId),
+      this.keys.userParkableRuns(run.userId),
       run.id,
       this.options.markerTtlSeconds,
       this.options.streamMaxLength,
@@ -119,6 +127,8 @@ export class RunLease {
       this.options.queueLimit,
       this.keys.runKeyPrefix(run.userId),
       this.keys.cancelChannel,
+      parkedLimit,
+      this.options.parkableTtlSeconds,
     ));
     return { outcome: decodeOutcome('claimConversation', outcome), activeRunId: active || null, event: eventId ? { id: eventId, type: 'run', data } : null };
   }
@@ -278,7 +288,7 @@ export class RunLease {
   /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
   async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
     const k = this.holdKeys(run);
-    return decodeOutcome('parkRun', await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, run.id, ttlSeconds))) === 'wake';
+    return decodeOutcome('parkRun', await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, k.parkable, run.id, ttlSeconds, ttlSeconds + this.options.parkableTtlSeconds))) === 'wake';
   }
 
   /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
@@ -346,6 +356,7 @@ export class RunLease {
     return {
       active: this.keys.conversationActive(run.userId, run.conversationId),
       userRuns: this.keys.userActiveRuns(run.userId),
+      parkable: this.keys.userParkableRuns(run.userId),
       cancel: this.keys.runCancel(run),
       injects: this.keys.conversationInjects(run.userId, run.conversationId),
     };
@@ -354,7 +365,7 @@ export class RunLease {
   private end(run: RunRef, honourCancel: 0 | 1, owner: string): Promise<[number, string]> {
     const k = this.holdKeys(run);
     const queue = this.keys.conversationQueue(run.userId, run.conversationId);
-    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), queue, this.keys.runApprovals(run), run.id, honourCancel, owner, this.options.markerTtlSeconds));
+    return callScript(() => this.redis.finishRun(k.injects, k.active, k.cancel, k.userRuns, this.keys.runSequence(run), queue, this.keys.runApprovals(run), k.parkable, run.id, honourCancel, owner, this.options.markerTtlSeconds));
   }
 }
 

@@ -7,13 +7,13 @@ import { Superseded } from '../shared/errors.js';
  * checks both, and that the scripts answer them in the states the transition table says.
  */
 export const ScriptOutcomes = {
-  /** claimConversation-4.lua: its first reply element, a string. */
-  claimConversation: { claimed: 'claimed', queued: 'queued', busy: 'busy', full: 'full', limit: 'limit' },
+  /** claimConversation-5.lua: its first reply element, a string. */
+  claimConversation: { claimed: 'claimed', queued: 'queued', busy: 'busy', full: 'full', limit: 'limit', parked_limit: 'parked_limit' },
   admitQueued: { wait: 0, admitted: 1, end: 2 },
   requestCancel: { refused: 0, active: 1, dequeued: 2 },
   /** breakpoint-4.lua: its first reply element. */
   breakpoint: { no_cancel: 0, cancel_pending: 1 },
-  /** finishRun-7.lua: its first reply element. */
+  /** finishRun-8.lua: its first reply element. */
   finishRun: { inject_waiting: 0, finished: 1, cancel_pending: 2 },
   parkRun: { keep_waiting: 0, wake: 1 },
   decideApproval: { not_pending: 0, recorded: 1, all_decided: 2 },

@@ -13,6 +13,8 @@ export interface StartPlan {
   ref: RunRef;
   announced: EventData<'run'>;
   userLimit: number;
+  /** PARKED_RUNS_PER_USER when the run carries client tools (it may park for them), else 0: not counted. */
+  parkedLimit: number;
   strategy: MultitaskStrategy;
   newRun: NewRun;
   /** The run's job, once the claim says whether it waits behind another run. */
@@ -46,7 +48,7 @@ export class WebEngine {
    */
   async start(plan: StartPlan): Promise<StartResult> {
     const { ref, newRun } = plan;
-    const claim = await this.lease.claim(ref, plan.announced, plan.userLimit, plan.strategy);
+    const claim = await this.lease.claim(ref, plan.announced, plan.userLimit, plan.strategy, plan.parkedLimit);
     if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { outcome: 'refused', claim };
     const queued = claim.outcome === 'queued';
     if (claim.event) plan.onClaimed?.(ref, claim.event);

@@ -31,6 +31,8 @@ import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
 const RUN_LIMIT_RETRY_SECONDS = 5;
+/** PARKED_RUNS_PER_USER's default, for a service built without it. */
+const DEFAULT_PARKED_RUNS_PER_USER = 20;
 
 export interface StartRequest {
   userId: string;
@@ -74,6 +76,7 @@ function budgetRefusal({ ref, resetsAt }: SpentBudget): QuotaExceededError {
 /** The limits a RunService starts runs under, from the deployment's config: the web and the schedule ticks share them. */
 export const runLimits = (config: Pick<Config, 'runs' | 'model'>) => ({
   perUser: config.runs.perUserLimit,
+  parkedPerUser: config.runs.parkedPerUser,
   contextWindows: { defaultModel: config.model.defaultModel, gateway: config.model.defaultContextWindow },
 });
 
@@ -88,7 +91,7 @@ export class RunService {
     private readonly lease: RunLease,
     queue: Queue<RunJob>,
     /** `contextWindows` (DESIGN §20): what a run's model reads when its agent sets no context_window; absent: the built-in defaults. */
-    private readonly limits: { perUser: number; contextWindows?: { defaultModel: string; gateway: number } },
+    private readonly limits: { perUser: number; parkedPerUser?: number; contextWindows?: { defaultModel: string; gateway: number } },
     private readonly audit: AuditLog,
     private readonly metrics: Metrics,
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
@@ -126,8 +129,9 @@ export class RunService {
     // Carried by the job, the row may commit asynchronously: Redis holds what a Postgres crash could lose.
     const stored = storedRunOf(newRun, !existing);
     const jobFor = (queued: boolean): RunJob => ({ runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) });
-    const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, strategy, newRun, jobFor, onClaimed });
-    if (started.outcome === 'refused') refuseClaim(started.claim.outcome, this.limits.perUser, this.lease.options.queueLimit);
+    const parkedLimit = request.clientTools?.length ? (this.limits.parkedPerUser ?? DEFAULT_PARKED_RUNS_PER_USER) : 0;
+    const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, parkedLimit, strategy, newRun, jobFor, onClaimed });
+    if (started.outcome === 'refused') refuseClaim(started.claim.outcome, { ...this.limits, parkedPerUser: parkedLimit }, this.lease.options.queueLimit);
     else this.metrics.runsStarted.inc({ mode: request.mode });
     return (started as { run: Run }).run;
   }
@@ -293,8 +297,9 @@ function refuseToolNameClash(clientTools: ClientTool[]): void {
 }
 
 /** A claim the conversation or the user's limits refused (DESIGN §5, §19). */
-function refuseClaim(outcome: Claim['outcome'], perUser: number, queueLimit: number): void {
+function refuseClaim(outcome: Claim['outcome'], { perUser, parkedPerUser }: { perUser: number; parkedPerUser: number }, queueLimit: number): void {
   if (outcome === 'busy') throw new ConflictError('conversation_busy', 'This conversation already has an active run; inject into it, or send multitask_strategy enqueue, interrupt or rollback');
   if (outcome === 'full') throw new RateLimitedError(`This conversation already has ${queueLimit} runs waiting (RUN_QUEUE_PER_CONVERSATION); wait for one to start`, RUN_LIMIT_RETRY_SECONDS);
   if (outcome === 'limit') throw new RateLimitedError(`You already have ${perUser} active runs; wait for one to finish`, RUN_LIMIT_RETRY_SECONDS);
+  if (outcome === 'parked_limit') throw new RateLimitedError(`You already have ${parkedPerUser} runs with client tools that are unfinished or wait for tool outputs (PARKED_RUNS_PER_USER); answer or cancel one first`, RUN_LIMIT_RETRY_SECONDS);
 }

@@ -67,6 +67,8 @@ export function redisKeys({ keyPrefix: prefix, clusterNodes }: KeyLayout) {
     conversationInjects: (userId: string, conversationId: string) => `${owned(userId)}conv:${conversationId}:injects`,
     /** A user's active runs (sorted set scored by expiry), for the per-user cap. */
     userActiveRuns: (userId: string) => `${owned(userId)}user:${userId}:runs`,
+    /** A user's unfinished runs that carry client tools and so may park (sorted set scored by expiry), for PARKED_RUNS_PER_USER. */
+    userParkableRuns: (userId: string) => `${owned(userId)}user:${userId}:parkable`,
     /**
      * One credential's request-rate state (DESIGN §18): its GCRA theoretical arrival time. By API key id, or
      * (a JWT) by user id; the user's hash tag, so a cluster keeps it in one slot.

@@ -32,7 +32,7 @@ export interface ScriptCommands {
   reserveBudgets(firstCounter: string, secondCounter: string, firstHeld: string, secondHeld: string, member: string, tokens: number, ttlMs: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<[number, number]>;
   settleBudgets(firstCounter: string, secondCounter: string, firstHeld: string, secondHeld: string, member: string, held: number, used: number, firstLimit: number, secondLimit: number, firstExpiry: number, secondExpiry: number): Promise<number>;
   publishEvents(stream: string, sequence: string, maxLength: number, channel: string, owner: string, finalTtlSeconds: number, publishCommand: string, ...events: (string | number)[]): Promise<number>;
-  claimConversation(activeKey: string, stream: string, userRuns: string, queueKey: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string, strategy: string, queueLimit: number, runKeyPrefix: string, cancelChannel: string): Promise<[string, string, string]>;
+  claimConversation(activeKey: string, stream: string, userRuns: string, queueKey: string, userParkable: string, runId: string, ttlSeconds: number, maxLength: number, type: string, data: string, channel: string, userLimit: number, publishCommand: string, strategy: string, queueLimit: number, runKeyPrefix: string, cancelChannel: string, parkedLimit: number, parkableTtlSeconds: number): Promise<[string, string, string]>;
   injectIfActive(activeKey: string, injectsKey: string, payload: string, ttlSeconds: number): Promise<string | null>;
   requestCancel(activeKey: string, cancelKey: string, queueKey: string, runId: string, channel: string, ttlSeconds: number): Promise<number>;
   admitQueued(activeKey: string, queueKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
@@ -41,10 +41,10 @@ export interface ScriptCommands {
   requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, kind: 'approval' | 'client', nowMs: number, ...callIds: string[]): Promise<string[]>;
   recordToolOutputs(approvalsKey: string, cancelKey: string, ...callIdsAndOutputs: string[]): Promise<[number, string?]>;
   decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
-  parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, runId: string, ttlSeconds: number): Promise<number>;
+  parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, userParkable: string, runId: string, ttlSeconds: number, parkableTtlSeconds: number): Promise<number>;
   takeAttempt(sequenceKey: string, attempt: number): Promise<number>;
   holdConversation(activeKey: string, queueKey: string, mode: 'hold' | 'release' | 'linger', tombstone: string, seconds: number): Promise<number>;
-  finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, queueKey: string, approvalsKey: string, runId: string, honourCancel: 0 | 1, owner: string, ttlSeconds: number): Promise<[number, string]>;
+  finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, queueKey: string, approvalsKey: string, userParkable: string, runId: string, honourCancel: 0 | 1, owner: string, ttlSeconds: number): Promise<[number, string]>;
 }
 
 /** A connection to a single Redis or to a Redis Cluster (REDIS_CLUSTER_NODES). */

@@ -7,8 +7,8 @@ import { createEngine, eventTypes, markersOf, refOf, rowOf, startRun, succeed, t
 
 /**
  * A second run on a conversation with an active one (DESIGN §19), each multitask strategy through
- * the web's RunService.start and claimConversation-4.lua, then the active run's end and the
- * hand-over to the next (finishRun-7.lua, admitQueued-4.lua, RunStore.admitQueued).
+ * the web's RunService.start and claimConversation-5.lua, then the active run's end and the
+ * hand-over to the next (finishRun-8.lua, admitQueued-4.lua, RunStore.admitQueued).
  */
 let engine: Engine;
 beforeAll(async () => {

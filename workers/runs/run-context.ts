@@ -24,6 +24,7 @@ import type { ImageSource } from '../../src/files/model-images.js';
 import type { RunBudget } from './run-budget.js';
 import type { RunTracer } from './telemetry.js';
 import { tokenizer } from '../../src/shared/context-window.js';
+import { estimatedUsage, promptText } from '../models/usage-estimate.js';
 import type { MemoryService } from '../../src/memories/service.js';
 import type { RunMemory } from '../tools/tool.js';
 
@@ -460,17 +461,6 @@ class StreamedText {
     this.text += text;
     return sent;
   }
-}
-
-/** A prompt as the tokenizer counts it: its messages' text, one after another. */
-const promptText = (messages: ChatMessage[]) => messages.map((m) => m.content).join('\n');
-
-/** The usage of a call cut off before its provider reported any (DESIGN §21). */
-async function estimatedUsage(prompt: string, completion: string): Promise<Usage> {
-  const counter = await tokenizer();
-  const prompt_tokens = counter.count(prompt);
-  const completion_tokens = counter.count(completion);
-  return { prompt_tokens, completion_tokens, reasoning_tokens: 0, total_tokens: prompt_tokens + completion_tokens, estimated: true };
 }
 
 /**

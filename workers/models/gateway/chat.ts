@@ -1,9 +1,9 @@
 import type OpenAI from 'openai';
 import * as v from 'valibot';
-import { emptyUsage, type Usage } from '../../../src/shared/events.js';
-import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
+import type { Usage } from '../../../src/shared/events.js';
+import type { ChatMessage, FinishReason } from '../types.js';
 import type { Tool } from '../../tools/tool.js';
-import type { FormatCall } from './transport.js';
+import type { FormatCall, FormatResult } from './transport.js';
 import { chatResponseFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
@@ -69,7 +69,7 @@ function chatMessages(messages: ChatMessage[], slots: ImageSlots): OpenAI.ChatCo
 const functionTools = (tools: Tool[]): OpenAI.ChatCompletionTool[] =>
   tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
 
-export async function streamChat(call: FormatCall): Promise<ModelResult> {
+export async function streamChat(call: FormatCall): Promise<FormatResult> {
   const { model, request, sink } = call;
   const { settings } = request;
   const body = {
@@ -86,7 +86,7 @@ export async function streamChat(call: FormatCall): Promise<ModelResult> {
   const stream = call.transport.openAiStream('/chat/completions', body, call.images, request.signal);
   let answer = '';
   let finish: string | undefined;
-  let used: Usage = emptyUsage();
+  let used: Usage | undefined;
   const calls = new StreamedCalls();
   for await (const raw of stream) {
     const chunk = parseChunk(ChatChunk, raw, 'chat');

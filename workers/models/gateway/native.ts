@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import * as v from 'valibot';
-import { emptyUsage, type Usage } from '../../../src/shared/events.js';
-import type { ChatMessage, FinishReason, ModelResult, ToolCall } from '../types.js';
-import type { FormatCall } from './transport.js';
+import type { Usage } from '../../../src/shared/events.js';
+import type { ChatMessage, FinishReason, ToolCall } from '../types.js';
+import type { FormatCall, FormatResult } from './transport.js';
 import { nativeGenerationFormat } from './output-format.js';
 import type { GenerationSettings } from '../../../src/shared/model-settings.js';
 import { httpFailure } from '../../../src/shared/gateway-policy.js';
@@ -100,7 +100,7 @@ function requestBody({ request, images }: FormatCall) {
 class NativeState {
   answer = '';
   finish: FinishReason | undefined;
-  used: Usage = emptyUsage();
+  used: Usage | undefined;
   readonly calls: ToolCall[] = [];
 
   async take(chunk: NativeChunk, sink: FormatCall['sink']): Promise<void> {
@@ -127,7 +127,7 @@ class NativeState {
   }
 }
 
-export async function streamNative(call: FormatCall): Promise<ModelResult> {
+export async function streamNative(call: FormatCall): Promise<FormatResult> {
   const { transport, model, request, sink } = call;
   const { endpoint } = transport;
   const url = `${endpoint.url}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`;

@@ -8,7 +8,8 @@ import type { ModelProvider, ModelRequest, ModelResult, ModelSink, PlanNode, Pla
 import { summaryMessages } from './summary.js';
 import { extractiveSummary } from '../../../src/shared/context-window.js';
 import { GatewayCallError, judge, retryDecision, type Verdict } from '../../../src/shared/gateway-policy.js';
-import { GatewayTransport, toCallError, type FormatClient } from './transport.js';
+import { GatewayTransport, toCallError, type FormatClient, type FormatResult } from './transport.js';
+import { completionText, estimatedUsage, promptText } from '../usage-estimate.js';
 import { streamChat } from './chat.js';
 import { streamResponses } from './responses.js';
 import { streamNative } from './native.js';
@@ -33,6 +34,17 @@ function watchedSink(sink: ModelSink) {
     notice: (text) => sink.notice(text),
   };
   return { sink: tracked, state };
+}
+
+/**
+ * DESIGN §21: a server that reports no usage (many OpenAI-compatible ones stream none) is charged
+ * the estimate: the prompt sent (messages and tool definitions) and the text and tool calls it produced.
+ */
+async function charged(request: ModelRequest, result: FormatResult): Promise<ModelResult> {
+  if (result.usage) return { ...result, usage: result.usage };
+  const tools = request.tools.map((t) => JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }));
+  const prompt = [promptText(request.messages), ...tools].join('\n');
+  return { ...result, usage: await estimatedUsage(prompt, completionText(result.text, result.toolCalls)) };
 }
 
 /**
@@ -105,7 +117,7 @@ export class GatewayModel implements ModelProvider {
       try {
         const result = await FORMATS[request.settings.apiFormat]({ model, request, sink: watched.sink, transport: this.transport, images: new ImageSlots(images) });
         request.signal.throwIfAborted();
-        return result;
+        return await charged(request, result);
       } catch (err) {
         request.signal.throwIfAborted();
         const failure = toCallError(err, this.transport);

@@ -1,8 +1,8 @@
 import type OpenAI from 'openai';
 import * as v from 'valibot';
-import { emptyUsage, type Usage } from '../../../src/shared/events.js';
-import type { ChatMessage, FinishReason, ModelResult } from '../types.js';
-import type { FormatCall } from './transport.js';
+import type { Usage } from '../../../src/shared/events.js';
+import type { ChatMessage, FinishReason } from '../types.js';
+import type { FormatCall, FormatResult } from './transport.js';
 import { responsesTextFormat } from './output-format.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import { gatewayTranscript, parseChunk, StreamedCalls, usage, userParts, optionalText as text, optionalCount as tokens, type ImageSlots } from './transcript.js';
@@ -60,7 +60,7 @@ function responseInput(messages: ChatMessage[], slots: ImageSlots): OpenAI.Respo
 class ResponseState {
   answer = '';
   finish: FinishReason | undefined;
-  used: Usage = emptyUsage();
+  used: Usage | undefined;
   readonly calls = new StreamedCalls();
 
   end(event: ResponseEvent): void {
@@ -87,7 +87,7 @@ class ResponseState {
   }
 }
 
-export async function streamResponses(call: FormatCall): Promise<ModelResult> {
+export async function streamResponses(call: FormatCall): Promise<FormatResult> {
   const { model, request, sink } = call;
   const { settings } = request;
   const functions = request.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, parameters: t.parameters, strict: false }));

@@ -1,5 +1,6 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { ModelRequest, ModelResult, ModelSink } from '../types.js';
+import type { Usage } from '../../../src/shared/events.js';
 import { GatewayCallError } from '../../../src/shared/gateway-policy.js';
 import type { ImageSlots } from './transcript.js';
 import { openAiEvents } from './openai-events.js';
@@ -72,7 +73,9 @@ export interface FormatCall {
   /** The images the request's user messages carry, and where their bytes go in its body. */
   images: ImageSlots;
 }
-export type FormatClient = (call: FormatCall) => Promise<ModelResult>;
+/** What one attempt read; `usage` undefined when the server reported none (not the same as a reported 0). */
+export type FormatResult = Omit<ModelResult, 'usage'> & { usage: Usage | undefined };
+export type FormatClient = (call: FormatCall) => Promise<FormatResult>;
 
 /** A connection refused, reset or closed under the call: a system error (it names its syscall) or undici's own. */
 function isNetworkFailure(err: unknown): err is Error {

@@ -12,6 +12,7 @@
   KEYS[5] the run's sequence hash (`owner`)
   KEYS[6] the conversation's queue of waiting runs
   KEYS[7] the run's approvals hash (its gated and client tool calls)
+  KEYS[8] the user's unfinished runs that may park (PARKED_RUNS_PER_USER)
   ARGV[1] run id
   ARGV[2] '1' = a pending cancel wins (finishing); '0' = release regardless (failing, cancelling)
   ARGV[3] owner attempt ('' = not fenced: the web undoing a claim)
@@ -45,5 +46,6 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then
   end
 end
 redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('ZREM', KEYS[8], ARGV[1])
 redis.call('DEL', KEYS[3], KEYS[7])
 return {1, nextRun}

@@ -9,8 +9,10 @@
   KEYS[3] the conversation's inject list
   KEYS[4] the user's active runs
   KEYS[5] the run's cancel flag
+  KEYS[6] the user's unfinished runs that may park (PARKED_RUNS_PER_USER): a run there stays counted while it waits
   ARGV[1] run id
   ARGV[2] seconds the marker and injects must last (the approval timeout and a margin)
+  ARGV[3] seconds its KEYS[6] entry must last (the wait and the run's longest time running after it)
 
   Returns (outcomes named in src/engine/script-outcomes.ts) 1 `wake` when every call is decided or a
   cancel is pending (wake it now), else 0 `keep_waiting`.
@@ -18,6 +20,10 @@
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('EXPIRE', KEYS[3], ARGV[2]) end
 redis.call('ZREM', KEYS[4], ARGV[1])
+local now = tonumber(redis.call('TIME')[1])
+if redis.call('ZADD', KEYS[6], 'XX', 'CH', now + tonumber(ARGV[3]), ARGV[1]) == 1 and redis.call('TTL', KEYS[6]) < tonumber(ARGV[3]) then
+  redis.call('EXPIRE', KEYS[6], ARGV[3])
+end
 if redis.call('EXISTS', KEYS[5]) == 1 then return 1 end
 local entries = redis.call('HGETALL', KEYS[1])
 for i = 1, #entries, 2 do

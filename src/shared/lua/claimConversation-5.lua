@@ -3,12 +3,15 @@
   conversation already has an active run, the request's multitask strategy (DESIGN §19) decides:
   `reject` refuses; `enqueue` queues the run behind the others waiting; `interrupt` and `rollback`
   flag the active run to stop (with that kind: the worker reads it) and queue the run first, so it
-  starts next. A queued run counts toward its user's active-run cap from now on.
+  starts next. A queued run counts toward its user's active-run cap from now on. A run that carries
+  client tools (it may park for them, DESIGN §23) also counts toward the user's PARKED_RUNS_PER_USER
+  until it ends, checked here with the claim so that racing requests cannot pass it.
 
   KEYS[1] the conversation's active-run marker
   KEYS[2] the run's event stream
   KEYS[3] the user's active runs (sorted set scored by expiry)
   KEYS[4] the conversation's queue of waiting runs (list of run ids, first = next)
+  KEYS[5] the user's unfinished runs that may park (sorted set scored by expiry)
   ARGV[1] run id
   ARGV[2] marker TTL in seconds
   ARGV[3] stream MAXLEN (approximate)
@@ -21,10 +24,12 @@
   ARGV[10] most runs that may wait on the conversation
   ARGV[11] the prefix of the active run's keys (its cancel flag is <prefix><run id>:cancel: same hash tag)
   ARGV[12] the workers' cancel channel
+  ARGV[13] PARKED_RUNS_PER_USER when the run carries client tools, else 0 (not counted)
+  ARGV[14] how long its entry there lives unrefreshed, in seconds
 
   Returns {outcome, entry id or '', active run id or ''}; outcome (named in src/engine/script-outcomes.ts)
   'claimed' (the run is active now), 'queued' (behind the active run), 'busy' (reject), 'full' (queue at
-  its bound) or 'limit' (user's cap).
+  its bound), 'limit' (user's cap) or 'parked_limit' (PARKED_RUNS_PER_USER).
 ]]
 local active = redis.call('GET', KEYS[1])
 local strategy = ARGV[9]
@@ -34,6 +39,13 @@ if active and redis.call('LLEN', KEYS[4]) >= tonumber(ARGV[10]) then return {'fu
 local now = tonumber(redis.call('TIME')[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[7]) then return {'limit', '', active or ''} end
+local parkedLimit = tonumber(ARGV[13])
+if parkedLimit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+  if redis.call('ZCARD', KEYS[5]) >= parkedLimit then return {'parked_limit', '', active or ''} end
+  redis.call('ZADD', KEYS[5], now + tonumber(ARGV[14]), ARGV[1])
+  redis.call('EXPIRE', KEYS[5], ARGV[14])
+end
 local outcome = 'claimed'
 if not active then
   redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
