@@ -44,7 +44,8 @@ if parkedLimit > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
   if redis.call('ZCARD', KEYS[5]) >= parkedLimit then return {'parked_limit', '', active or ''} end
   redis.call('ZADD', KEYS[5], now + tonumber(ARGV[14]), ARGV[1])
-  redis.call('EXPIRE', KEYS[5], ARGV[14])
+  -- Never shorter than a parked run's entry (parkRun-6.lua lengthens it): the key outlives every entry.
+  if redis.call('TTL', KEYS[5]) < tonumber(ARGV[14]) then redis.call('EXPIRE', KEYS[5], ARGV[14]) end
 end
 local outcome = 'claimed'
 if not active then
