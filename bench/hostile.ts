@@ -16,12 +16,15 @@ export interface Exchange {
   headers?: Record<string, string>;
   body?: Buffer;
   agent?: http.Agent;
+  /** Gives up (an AbortError) after this long: a loop of hostile requests must end even when the server stalls. */
+  timeoutMs?: number;
 }
 
 /** One HTTP exchange, its answer read to the end. */
-export function exchange(url: string, { method, path, headers = {}, body, agent }: Exchange): Promise<Reply> {
+export function exchange(url: string, { method, path, headers = {}, body, agent, timeoutMs }: Exchange): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}${path}`, { method, agent, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
+    const signal = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const req = http.request(`${url}${path}`, { method, agent, signal, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
@@ -33,7 +36,7 @@ export function exchange(url: string, { method, path, headers = {}, body, agent 
 }
 
 /** Words that vary as a history's do; the same seed gives the same text. */
-function prose(chars: number, seed: number): string {
+export function prose(chars: number, seed: number): string {
   let x = seed % 2147483646 || 1;
   const words: string[] = [];
   let length = 0;
@@ -69,14 +72,17 @@ const PROBE_INTERVAL_MS = 10;
  * it was due (open loop: a stalled server shows in every probe due while it stalls, not only in the
  * one waiting). Keep-alive connections, so a probe measures the server, not a TCP handshake.
  */
-export async function sampleHealthz(url: string, until: Promise<unknown>, agent = probeAgent()): Promise<number[]> {
+export const sampleHealthz = (url: string, until: Promise<unknown>, agent = probeAgent()): Promise<number[]> => sampleLatency(url, '/healthz', until, agent);
+
+/** As sampleHealthz, of GET `path`; an answer whose status `answered` refuses fails the sampling. */
+export async function sampleLatency(url: string, path: string, until: Promise<unknown>, agent = probeAgent(), answered: (status: number) => boolean = (status) => status === 200): Promise<number[]> {
   const samples: number[] = [];
   const probes: Promise<void>[] = [];
   let failure: unknown;
   const probe = async () => {
     const due = performance.now();
-    const reply = await exchange(url, { method: 'GET', path: '/healthz', agent });
-    if (reply.status !== 200) throw new Error(`GET /healthz answered ${reply.status}: ${reply.text}`);
+    const reply = await exchangeAgain(url, { method: 'GET', path, agent });
+    if (!answered(reply.status)) throw new Error(`GET ${path} answered ${reply.status}: ${reply.text}`);
     samples.push(performance.now() - due);
   };
   const timer = setInterval(() => probes.push(probe().catch((err: unknown) => void (failure ??= err))), PROBE_INTERVAL_MS);
@@ -84,6 +90,40 @@ export async function sampleHealthz(url: string, until: Promise<unknown>, agent 
   await Promise.all(probes);
   if (failure) throw failure;
   return samples;
+}
+
+/**
+ * An exchange sent again on a fresh connection when its keep-alive connection was reset: a server
+ * whose event loop stalled past its keep-alive timeout closes idle connections as it wakes, also
+ * those a request was just sent on. The probe still counts from when it was due.
+ */
+async function exchangeAgain(url: string, request: Exchange, attempts = 3): Promise<Reply> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await exchange(url, request);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= attempts || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+    }
+  }
+}
+
+/**
+ * `clients` loops sending `send` until the deadline, each at most `maxEach` times; a tally of what
+ * they got (a status, `timeout` for a request given up on, or the error's code).
+ */
+export async function loop(clients: number, until: number, send: (client: number) => Promise<number | string>, maxEach = Infinity): Promise<string> {
+  const statuses = new Map<string, number>();
+  const outcome = (err: NodeJS.ErrnoException) => (err.name === 'AbortError' || err.name === 'TimeoutError' ? 'timeout' : (err.code ?? err.message.slice(0, 60)));
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let sent = 0; sent < maxEach && performance.now() < until; sent++) {
+        const status = await send(client).then(String, outcome);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  return [...statuses].map(([status, count]) => `${count}× ${status}`).join(', ');
 }
 
 /**

@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { cpuSeconds } from './cpu.js';
-import { benchEnvironment, completedPerSecond, otlpSink, percentile, round, spawnProcess, stop, timedRun } from './support.js';
+import { alternatingRates, benchEnvironment, otlpSink, percentile, rateRow, round, spawnProcess, stop, timedRun } from './support.js';
 
 /**
  * Limits and budgets (DESIGN §18), what they cost a request.
@@ -113,26 +113,12 @@ async function firstTokens(variants: Record<string, TimedRun>): Promise<Record<s
   return samples;
 }
 
-/** Completed runs/s of each variant at RUN_CLIENTS clients, alternating rounds; the mean of each. */
-async function runRates(variants: Record<string, TimedRun>): Promise<Record<string, { perSecond: number; rounds: number[]; errors: number }>> {
-  const rates = Object.fromEntries(Object.keys(variants).map((name) => [name, { perSecond: 0, rounds: [] as number[], errors: 0 }]));
-  // One unmeasured round each first: the first seconds under load are the JIT's (and a tracing SDK's first batches).
-  for (const run of Object.values(variants)) await completedPerSecond(run, RUN_CLIENTS, RUN_ROUND_S / 2);
-  for (let i = 0; i < RUN_ROUNDS; i++) {
-    const order = i % 2 === 0 ? Object.entries(variants) : Object.entries(variants).reverse();
-    for (const [name, run] of order) {
-      const measured = await completedPerSecond(run, RUN_CLIENTS, RUN_ROUND_S);
-      rates[name]!.rounds.push(measured.perSecond);
-      rates[name]!.errors += measured.errors;
-    }
-  }
-  for (const rate of Object.values(rates)) rate.perSecond = rate.rounds.reduce((a, b) => a + b, 0) / rate.rounds.length;
-  return rates;
-}
+/** Completed runs/s of each variant at RUN_CLIENTS clients, alternating rounds (after one unmeasured half round each: the JIT's, a tracing SDK's first batches); the mean of each. */
+const runRates = (variants: Record<string, TimedRun>) => alternatingRates(variants, RUN_CLIENTS, RUN_ROUND_S, RUN_ROUNDS);
 
 function printRates(title: string, rates: Awaited<ReturnType<typeof runRates>>): void {
   console.log(`\n${title}: completed runs/s at ${RUN_CLIENTS} clients, ${RUN_ROUNDS} alternating rounds of ${RUN_ROUND_S} s\n`);
-  console.table(Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, { 'runs/s': round(r.perSecond, 1), rounds: r.rounds.map((v) => round(v, 1)).join(' / '), errors: r.errors }])));
+  console.table(Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, rateRow(r)])));
 }
 
 /** Part 1: rate-limited keys against unlimited ones on one web process. */

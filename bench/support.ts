@@ -149,6 +149,25 @@ export async function postRun(url: string, key: string, body: Record<string, unk
 /** A run to its `done`, for load: nothing is kept of its events. */
 export const readRun = (url: string, key: string, body: Record<string, unknown>) => postRun(url, key, body).then(() => undefined);
 
+export interface Finished {
+  status: string;
+  totalTokens: number;
+}
+
+/** POSTs a run (`/api/react` or `/api/dag`) and reads it to `done`: its status and tokens (a refused run: its HTTP status, 0 tokens). */
+export async function runToEnd(url: string, key: string, mode: 'react' | 'dag', body: Record<string, unknown>, signal?: AbortSignal): Promise<Finished> {
+  const res = await fetch(`${url}/api/${mode}`, { method: 'POST', signal, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return { status: `http ${res.status}`, totalTokens: (await res.text(), 0) };
+  let finished: Finished | undefined;
+  await readEvents(res, (event) => {
+    if (event.event !== 'done') return;
+    const data = JSON.parse(event.data) as { status: string; usage: { total_tokens: number } };
+    finished = { status: data.status, totalTokens: data.usage.total_tokens };
+  });
+  if (!finished) throw new Error(`a ${mode} run ended without done`);
+  return finished;
+}
+
 /** The origin benchmark clients send: listed in CORS_ORIGINS when CORS is on, so CORS does its whole work. */
 export const BENCH_ORIGIN = 'http://127.0.0.1:5999';
 
@@ -207,6 +226,44 @@ export async function completedPerSecond(run: () => Promise<unknown>, clients: n
   );
   return { perSecond: runs / ((performance.now() - started) / 1000), runs, errors };
 }
+
+export interface Rate {
+  perSecond: number;
+  rounds: number[];
+  errors: number;
+}
+
+/**
+ * Completed runs/s of each variant at `clients` clients: a warm-up of half a round each, then
+ * `rounds` rounds of `roundS` in alternating order, so drift falls on all alike; the mean of the rounds.
+ */
+export async function alternatingRates(variants: Record<string, () => Promise<unknown>>, clients: number, roundS: number, rounds: number): Promise<Record<string, Rate>> {
+  const rates: Record<string, Rate> = Object.fromEntries(Object.keys(variants).map((name) => [name, { perSecond: 0, rounds: [], errors: 0 }]));
+  for (const run of Object.values(variants)) await completedPerSecond(run, clients, roundS / 2);
+  for (let i = 0; i < rounds; i++) {
+    const order = i % 2 === 0 ? Object.entries(variants) : Object.entries(variants).reverse();
+    for (const [name, run] of order) {
+      const measured = await completedPerSecond(run, clients, roundS);
+      rates[name]!.rounds.push(measured.perSecond);
+      rates[name]!.errors += measured.errors;
+    }
+  }
+  for (const rate of Object.values(rates)) rate.perSecond = rate.rounds.reduce((a, b) => a + b, 0) / rate.rounds.length;
+  return rates;
+}
+
+/** A web and a worker for runs/s rounds on `port`: metrics off, no per-user run cap, the local model streaming a word every `tokenDelayMs`. */
+export async function runRateProcesses(benchEnv: Record<string, string>, port: number, tokenDelayMs: number): Promise<ChildProcess[]> {
+  const env = { ...benchEnv, PORT: String(port), LOG_LEVEL: 'info', METRICS_ENABLED: 'false', RUNS_PER_USER_LIMIT: '100000', LOCAL_MODEL_TOKEN_DELAY_MS: String(tokenDelayMs) };
+  const web = await spawnProcess('../src/server.js', env, /web listening/);
+  return [web, await spawnProcess('../workers/main.js', env, /worker ready/).catch(async (err: unknown) => {
+    await stop(web);
+    throw err;
+  })];
+}
+
+/** A table row of a rate: its mean, its rounds, its failed runs. */
+export const rateRow = (r: Rate) => ({ 'runs/s': round(r.perSecond, 1), rounds: r.rounds.map((v) => round(v, 1)).join(' / '), errors: r.errors });
 
 /** A local OTLP/HTTP receiver that takes every export and keeps only a count of the requests. */
 export async function otlpSink(): Promise<{ url: string; exports: () => number; server: Server }> {

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { benchEnvironment, completedPerSecond, readEvents, round, spawnProcess, stop } from './support.js';
+import { alternatingRates, benchEnvironment, rateRow, round, runToEnd, runRateProcesses, stop } from './support.js';
 
 /**
  * Budgets that hold (DESIGN §21), the benchmark's half of `npm run bench -- trust`, on a web and a
@@ -22,25 +22,6 @@ const QUESTION = 'tell me about the weather';
 const ANIMALS = ['cats', 'dogs', 'birds', 'fish', 'frogs', 'bees', 'ants', 'owls'];
 
 type Bench = Awaited<ReturnType<typeof benchEnvironment>>;
-
-interface Finished {
-  status: string;
-  totalTokens: number;
-}
-
-/** POSTs a run (`/api/react` or `/api/dag`) and reads it to `done`: its status and tokens (a refused run: its HTTP status, 0 tokens). */
-async function runToEnd(url: string, key: string, mode: 'react' | 'dag', q: string): Promise<Finished> {
-  const res = await fetch(`${url}/api/${mode}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ q }) });
-  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return { status: `http ${res.status}`, totalTokens: (await res.text(), 0) };
-  let finished: Finished | undefined;
-  await readEvents(res, (event) => {
-    if (event.event !== 'done') return;
-    const data = JSON.parse(event.data) as { status: string; usage: { total_tokens: number } };
-    finished = { status: data.status, totalTokens: data.usage.total_tokens };
-  });
-  if (!finished) throw new Error(`a ${mode} run ended without done`);
-  return finished;
-}
 
 async function budgetedKey(bench: Bench, userId: string, name: string, limit: number): Promise<string> {
   return (await bench.identity.apiKeys.create(userId, { name, token_budget: { limit, period: 'month' } })).key;
@@ -65,43 +46,32 @@ function overshootOf(limit: number, used: number, largest: number): Overshoot {
 }
 
 /** The tokens of one model call answering `q` (deterministic): a one-call ReAct run on a key without a budget. */
-const oneCall = async (url: string, key: string, q: string) => (await runToEnd(url, key, 'react', q)).totalTokens;
+const oneCall = async (url: string, key: string, q: string) => (await runToEnd(url, key, 'react', { q })).totalTokens;
 
 async function overshoots(bench: Bench, url: string, free: string): Promise<Record<string, Overshoot>> {
   const largestReact = await oneCall(url, free, QUESTION);
   const concurrentLimit = 2 * largestReact;
   const { user: racing } = await bench.user('racing@example.test');
   const racingKey = await budgetedKey(bench, racing.id, 'small budget', concurrentLimit);
-  await Promise.all(Array.from({ length: 20 }, () => runToEnd(url, racingKey, 'react', QUESTION)));
+  await Promise.all(Array.from({ length: 20 }, () => runToEnd(url, racingKey, 'react', { q: QUESTION })));
 
   const dagLimit = 32;
   const largestNode = Math.max(...(await Promise.all(ANIMALS.map((animal) => oneCall(url, free, animal)))));
   const { user: planner } = await bench.user('dag@example.test');
   const dagKey = await budgetedKey(bench, planner.id, '32 tokens', dagLimit);
-  await runToEnd(url, dagKey, 'dag', ANIMALS.join(' and '));
+  await runToEnd(url, dagKey, 'dag', { q: ANIMALS.join(' and ') });
   return {
     '20 concurrent runs, one key': overshootOf(concurrentLimit, await usedOf(url, racingKey), largestReact),
     'one 8-node DAG run': overshootOf(dagLimit, await usedOf(url, dagKey), largestNode),
   };
 }
 
-async function runRates(url: string, variants: Record<string, string>): Promise<Record<string, { perSecond: number; rounds: number[]; errors: number }>> {
+function runRates(url: string, variants: Record<string, string>) {
   const run = (key: string) => async () => {
-    const { status } = await runToEnd(url, key, 'react', 'hello');
+    const { status } = await runToEnd(url, key, 'react', { q: 'hello' });
     if (status !== 'succeeded') throw new Error(status);
   };
-  const rates = Object.fromEntries(Object.keys(variants).map((name) => [name, { perSecond: 0, rounds: [] as number[], errors: 0 }]));
-  for (const key of Object.values(variants)) await completedPerSecond(run(key), CLIENTS, ROUND_S / 2);
-  for (let i = 0; i < ROUNDS; i++) {
-    const order = i % 2 === 0 ? Object.entries(variants) : Object.entries(variants).reverse();
-    for (const [name, key] of order) {
-      const measured = await completedPerSecond(run(key), CLIENTS, ROUND_S);
-      rates[name]!.rounds.push(measured.perSecond);
-      rates[name]!.errors += measured.errors;
-    }
-  }
-  for (const rate of Object.values(rates)) rate.perSecond = rate.rounds.reduce((a, b) => a + b, 0) / rate.rounds.length;
-  return rates;
+  return alternatingRates(Object.fromEntries(Object.entries(variants).map(([name, key]) => [name, run(key)])), CLIENTS, ROUND_S, ROUNDS);
 }
 
 /** Prints the budget half of the trust benchmark: overshoot per budget, and what reservations cost. */
@@ -109,9 +79,7 @@ export async function budgetFigures(): Promise<void> {
   const bench = await benchEnvironment('trust_budgets');
   const started: ChildProcess[] = [];
   try {
-    const env = { ...bench.env, PORT: String(PORT), LOG_LEVEL: 'info', METRICS_ENABLED: 'false', RUNS_PER_USER_LIMIT: '100000', LOCAL_MODEL_TOKEN_DELAY_MS: String(TOKEN_DELAY_MS) };
-    started.push(await spawnProcess('../src/server.js', env, /web listening/));
-    started.push(await spawnProcess('../workers/main.js', env, /worker ready/));
+    started.push(...(await runRateProcesses(bench.env, PORT, TOKEN_DELAY_MS)));
     const url = `http://127.0.0.1:${PORT}`;
     const { user } = await bench.user('budgets@example.test');
     const free = (await bench.identity.apiKeys.create(user.id, { name: 'no budget' })).key;
@@ -123,7 +91,7 @@ export async function budgetFigures(): Promise<void> {
     const names = { none: 'no budget', spent: 'budget (never spent), reservations on' };
     const rates = await runRates(url, { [names.none]: free, [names.spent]: budgeted });
     console.log(`\nbudget reservations: completed runs/s at ${CLIENTS} clients, ${ROUNDS} alternating rounds of ${ROUND_S} s\n`);
-    console.table(Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, { 'runs/s': round(r.perSecond, 1), rounds: r.rounds.map((v) => round(v, 1)).join(' / '), errors: r.errors }])));
+    console.table(Object.fromEntries(Object.entries(rates).map(([name, r]) => [name, rateRow(r)])));
     console.log(`runs/s with reservations / without = ${round(rates[names.spent]!.perSecond / rates[names.none]!.perSecond, 3)} (target ≥ 0.95)`);
   } finally {
     for (const child of started.reverse()) await stop(child);

@@ -3,22 +3,38 @@ import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { benchEnvironment, percentile, round, spawnProcess, stop } from './support.js';
 import { cpuSeconds } from './cpu.js';
-import { exchange, longHistoryBody, sampleHealthz } from './hostile.js';
+import { exchange, longHistoryBody, loop, probeAgent, sampleHealthz, sampleLatency } from './hostile.js';
 import { budgetFigures } from './trust-budgets.js';
+import { printProfiles } from './profile-summary.js';
+import { QUICK, settle, structuredCostFigures, surfaceLoads, type HostileLoad } from './trust-surfaces.js';
 
 /**
- * Promises under shared use (DESIGN §21, issue 32), the web's half: GET /healthz latency, asked
- * every 10 ms (open loop), quiet and while hostile requests are in flight, on one web (+ a worker):
+ * Promises under shared use (DESIGN §21, issues 32 and 44), the latency half: GET /healthz of the
+ * web and of the worker's metrics port (WORKER_METRICS_PORT), each asked every 10 ms (open loop),
+ * quiet and while hostile requests are in flight, on one web + one worker:
  *
- * (a) a 24 MB /v1 history (240 turns of 99,000 characters, each past the local model's window),
- *     posted again and again by 2 clients; (b) 50 uploads (50 users) that send a multipart head and
- *     1 KB of a PNG announcing 5 MB, then stall; (c) 20 clients posting 20 MB bodies to /v1 without
- *     a credential, again and again. Each phase also shows the web's CPU: all threads, and its
- *     event loop's (main) thread alone. Target (DESIGN §21): p99 ≤ 100 ms in every phase.
- * The budget half of `trust` (overshoot, runs/s with reservations) is measured apart.
+ * a 24 MB /v1 history (240 turns of 99,000 characters, each past the local model's window),
+ * posted again and again by 2 clients; 50 uploads (50 users) that send a multipart head and
+ * 1 KB of a PNG announcing 5 MB, then stall; 20 clients posting 20 MB bodies to /v1 without a
+ * credential; and issue 44's inputs (bench/trust-surfaces.ts): output schemas whose work grows
+ * past their bytes (a $ref fan-out on the web, an allOf/$ref chain and a backtracking pattern on
+ * the worker), 10 MB CSV and JSONL dataset uploads, a JSONL line nested 300,000 deep. Each phase
+ * shows the statuses its requests got and the web's CPU: all threads, and its event loop's (main)
+ * thread alone. Target (DESIGN §21): p99 ≤ 100 ms in every phase, on both.
+ * Then runs/s with a 2 KB output schema against none, and the budget half of `trust` (overshoot,
+ * runs/s with reservations), each on processes of their own.
+ * BENCH_PHASE_S (default 10) per phase; BENCH_QUICK=1: 3 s phases and shorter rounds;
+ * BENCH_PHASES=history,(c): only the phases whose names contain one of these (and quiet);
+ * BENCH_CPU_PROF=<dir>: the web and the worker write CPU profiles there, summarized at the end.
  */
 const WEB_PORT = 3963;
-const PHASE_S = Number(process.env.BENCH_PHASE_S ?? 10);
+const WORKER_METRICS_PORT = 3964;
+const PHASE_S = Number(process.env.BENCH_PHASE_S ?? (QUICK ? 3 : 10));
+/** How long a phase's leftover runs may take before the next phase starts anyway. */
+const SETTLE_S = QUICK ? 20 : 60;
+const ONLY = process.env.BENCH_PHASES?.split(',').filter(Boolean);
+const chosen = ({ name }: HostileLoad) => name === 'quiet' || !ONLY || ONLY.some((part) => name.includes(part));
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const HISTORY_CLIENTS = 2;
 const STALLED_UPLOADS = 50;
 const ANNOUNCED_UPLOAD_BYTES = 5_000_000;
@@ -34,12 +50,19 @@ function mainThreadSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-interface Row {
-  phase: string;
+interface Latency {
   probes: number;
   p50: number;
   p99: number;
   max: number;
+}
+
+const latencyOf = (samples: number[]): Latency => ({ probes: samples.length, p50: round(percentile(samples, 50), 1), p99: round(percentile(samples, 99), 1), max: round(Math.max(...samples), 1) });
+
+interface Row {
+  phase: string;
+  web: Latency;
+  worker: Latency;
   webCpu: number;
   mainCpu: number;
   answers: string;
@@ -47,37 +70,26 @@ interface Row {
 
 const seconds = (s: number) => new Promise<void>((resolve) => setTimeout(resolve, s * 1000));
 
-/** Probes /healthz while `load` runs (it gets a deadline and resolves when its clients have stopped). */
-async function phase(phaseName: string, url: string, web: ChildProcess, load: (until: number) => Promise<string>): Promise<Row> {
+interface Probed {
+  web: ChildProcess;
+  webUrl: string;
+  workerUrl: string;
+  bench: Awaited<ReturnType<typeof benchEnvironment>>;
+}
+
+/** The worker's metrics port serves /metrics only: any answer of its (a 404 for /healthz) times its event loop. */
+const anyAnswer = (status: number) => status > 0 && status < 500;
+
+/** Probes both /healthz while `load` runs (it gets a deadline and resolves when its clients have stopped), then lets the runs it left settle. */
+async function phase(phaseName: string, { web, webUrl, workerUrl, bench }: Probed, load: HostileLoad['load']): Promise<Row> {
   const cpu = cpuSeconds(web.pid!);
   const main = mainThreadSeconds(web.pid!);
   let answers = '';
   const loading = load(performance.now() + PHASE_S * 1000).then((summary) => (answers = summary));
-  const samples = await sampleHealthz(url, loading);
-  return {
-    phase: phaseName,
-    probes: samples.length,
-    p50: round(percentile(samples, 50), 1),
-    p99: round(percentile(samples, 99), 1),
-    max: round(Math.max(...samples), 1),
-    webCpu: round(cpuSeconds(web.pid!) - cpu),
-    mainCpu: round(mainThreadSeconds(web.pid!) - main),
-    answers,
-  };
-}
-
-/** `clients` loops sending `send` until the deadline; a tally of the statuses they got. */
-async function loop(clients: number, until: number, send: () => Promise<number>): Promise<string> {
-  const statuses = new Map<string, number>();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < until) {
-        const status = await send().then(String, (err: NodeJS.ErrnoException) => err.code ?? 'error');
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }
-    }),
-  );
-  return [...statuses].map(([status, count]) => `${count}× ${status}`).join(', ');
+  const [webSamples, workerSamples] = await Promise.all([sampleHealthz(webUrl, loading), sampleLatency(workerUrl, '/healthz', loading, probeAgent(), anyAnswer)]);
+  const row = { phase: phaseName, web: latencyOf(webSamples), worker: latencyOf(workerSamples), webCpu: round(cpuSeconds(web.pid!) - cpu), mainCpu: round(mainThreadSeconds(web.pid!) - main), answers };
+  row.answers += await settle(bench, SETTLE_S);
+  return row;
 }
 
 /** An upload that sends its multipart head and 1 KB of a PNG of `ANNOUNCED_UPLOAD_BYTES`, then nothing more. */
@@ -98,13 +110,18 @@ function stalledUpload(port: number, key: string): Promise<net.Socket> {
 
 export async function run() {
   const started: ChildProcess[] = [];
+  const profiled: Record<string, number> = {};
   const bench = await benchEnvironment('trust');
   try {
-    const env = { ...bench.env, PORT: String(WEB_PORT), LOG_LEVEL: 'info', LOCAL_MODEL_TOKEN_DELAY_MS: '0' };
-    const web = await spawnProcess('../src/server.js', env, /web listening/);
+    const env = { ...bench.env, PORT: String(WEB_PORT), LOG_LEVEL: 'info', LOCAL_MODEL_TOKEN_DELAY_MS: '0', METRICS_ENABLED: 'true', WORKER_METRICS_PORT: String(WORKER_METRICS_PORT) };
+    const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    const web = await spawnProcess('../src/server.js', env, /web listening/, [], profile);
     started.push(web);
-    started.push(await spawnProcess('../workers/main.js', env, /worker ready/));
+    const worker = await spawnProcess('../workers/main.js', env, /worker ready/, [], profile);
+    started.push(worker);
+    Object.assign(profiled, { web: web.pid!, worker: worker.pid! });
     const url = `http://127.0.0.1:${WEB_PORT}`;
+    const probed = { web, webUrl: url, workerUrl: `http://127.0.0.1:${WORKER_METRICS_PORT}`, bench };
     const { key } = await bench.user('trust@example.test');
     const history = longHistoryBody();
     const unauthenticated = Buffer.alloc(UNAUTHENTICATED_BYTES, 0x20);
@@ -112,31 +129,59 @@ export async function run() {
     // Warm-up: JIT, connections, the CPU pool's threads and their tokenizers.
     await sampleHealthz(url, exchange(url, { method: 'POST', path: '/v1/chat/completions', headers: json, body: history }));
 
-    const rows: Row[] = [];
-    rows.push(await phase('quiet', url, web, async () => {
-      await seconds(PHASE_S);
-      return '';
-    }));
-    rows.push(await phase(`(a) ${HISTORY_CLIENTS} clients posting a ${round(history.length / MB, 1)} MB /v1 history`, url, web, (until) =>
-      loop(HISTORY_CLIENTS, until, async () => (await exchange(url, { method: 'POST', path: '/v1/chat/completions', headers: json, body: history })).status),
-    ));
     const uploaders = await Promise.all(Array.from({ length: STALLED_UPLOADS }, (_, i) => bench.user(`uploader-${i}@example.test`)));
-    rows.push(await phase(`(b) ${STALLED_UPLOADS} stalled uploads (5 MB announced, 1 KB sent)`, url, web, async () => {
-      const sockets = await Promise.all(uploaders.map(({ key: uploaderKey }) => stalledUpload(WEB_PORT, uploaderKey)));
-      await seconds(PHASE_S);
-      const open = sockets.filter((socket) => !socket.destroyed && socket.readable).length;
-      for (const socket of sockets) socket.destroy();
-      return `${open} of ${STALLED_UPLOADS} still open at the end`;
-    }));
-    rows.push(await phase(`(c) ${UNAUTHENTICATED_CLIENTS} clients posting 20 MB to /v1 without a credential`, url, web, (until) =>
-      loop(UNAUTHENTICATED_CLIENTS, until, async () => (await exchange(url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: unauthenticated })).status),
-    ));
-    console.log(`\nGET /healthz every 10 ms, ${PHASE_S} s per phase (ms; CPU seconds of the web in the phase)`);
-    console.table(rows.map((r) => ({ phase: r.phase, probes: r.probes, 'p50 ms': r.p50, 'p99 ms': r.p99, 'max ms': r.max, 'web CPU s': r.webCpu, 'event loop CPU s': r.mainCpu, answers: r.answers })));
+    const loads: HostileLoad[] = [
+      { name: 'quiet', load: () => seconds(PHASE_S).then(() => '') },
+      {
+        name: `${HISTORY_CLIENTS} clients posting a ${round(history.length / MB, 1)} MB /v1 history`,
+        load: (until) => loop(HISTORY_CLIENTS, until, async () => (await exchange(url, { method: 'POST', path: '/v1/chat/completions', headers: json, body: history })).status),
+      },
+      {
+        name: `${STALLED_UPLOADS} stalled uploads (5 MB announced, 1 KB sent)`,
+        load: async () => {
+          const sockets = await Promise.all(uploaders.map(({ key: uploaderKey }) => stalledUpload(WEB_PORT, uploaderKey)));
+          await seconds(PHASE_S);
+          const open = sockets.filter((socket) => !socket.destroyed && socket.readable).length;
+          for (const socket of sockets) socket.destroy();
+          return `${open} of ${STALLED_UPLOADS} still open at the end`;
+        },
+      },
+      {
+        name: `${UNAUTHENTICATED_CLIENTS} clients posting 20 MB to /v1 without a credential`,
+        load: (until) => loop(UNAUTHENTICATED_CLIENTS, until, async () => (await exchange(url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: unauthenticated })).status),
+      },
+      ...(await surfaceLoads(url, bench)),
+    ];
+    const rows: Row[] = [];
+    for (const { name, load } of loads.filter(chosen)) {
+      const row = await phase(name, probed, load);
+      console.log(`${name}: web p99 ${row.web.p99} ms, worker p99 ${row.worker.p99} ms; ${row.answers}`);
+      rows.push(row);
+    }
+    console.log(`\nGET /healthz every 10 ms on the web and on the worker's metrics port, ${PHASE_S} s per phase (ms; CPU seconds of the web in the phase)`);
+    console.table(
+      rows.map((r) => ({
+        phase: r.phase,
+        probes: r.web.probes,
+        'web p50': r.web.p50,
+        'web p99': r.web.p99,
+        'web max': r.web.max,
+        'worker p50': r.worker.p50,
+        'worker p99': r.worker.p99,
+        'worker max': r.worker.max,
+        'web CPU s': r.webCpu,
+        'event loop CPU s': r.mainCpu,
+        answers: r.answers,
+      })),
+    );
   } finally {
     for (const child of started.reverse()) await stop(child);
     await bench.drop();
   }
+  if (PROFILE_DIR) printProfiles(PROFILE_DIR, profiled);
+  if (ONLY) return;
+  // Structured outputs (DESIGN §23): runs/s with a 2 KB output schema against none.
+  await structuredCostFigures();
   // Budgets (DESIGN §21): overshoot against the largest single call, and runs/s with reservations on and off.
   await budgetFigures();
 }
