@@ -79,7 +79,7 @@ export function apiRouters(services: Services): Router[] {
 function bodyReader({ config, cpu }: Pick<Services, 'config' | 'cpu'>): BodyReader {
   // An OpenAI client sends its images inline (base64 data: URLs, DESIGN §16): /v1/* takes one of FILE_MAX_BYTES besides the text.
   const clientBodyLimit = Math.max(config.bodyLimitBytes, Math.ceil((config.files.maxBytes * 4) / 3) + config.bodyLimitBytes);
-  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : DATASET_ITEMS_PATH.test(path) ? Math.max(config.bodyLimitBytes, config.evals.uploadMaxBytes) : config.bodyLimitBytes), config.bodyIdleTimeoutMs, (text) => cpu.parseJson(text), (path) => DATASET_ITEMS_PATH.test(path));
+  return jsonBody((path) => (speaksOpenAi(path) ? clientBodyLimit : DATASET_ITEMS_PATH.test(path) ? Math.max(config.bodyLimitBytes, config.evals.uploadMaxBytes) : config.bodyLimitBytes), config.bodyIdleTimeoutMs, { bytes: (bytes) => cpu.parseJsonBytes(bytes) }, (path) => DATASET_ITEMS_PATH.test(path));
 }
 
 export function createApp(services: Services, routers: Router[] = apiRouters(services)): Koa<AppState> {

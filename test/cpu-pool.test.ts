@@ -134,7 +134,7 @@ describe('JSON parsing on the pool', () => {
   it('keeps the body reader’s 422 json_invalid shapes, with the position, over HTTP', async () => {
     const app = new Koa<AppState>();
     app.use(errorResponses());
-    const readBody = jsonBody(() => 10 * 1024 * 1024, 10_000, (text) => pool.parseJson(text));
+    const readBody = jsonBody(() => 10 * 1024 * 1024, 10_000, { bytes: (bytes) => pool.parseJsonBytes(bytes) });
     app.use(async (ctx, next) => {
       await readBody(ctx);
       await next();

@@ -6,6 +6,7 @@ import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type ItemsSent, type
 import type { ItemRows } from '../evals/item-parse.js';
 import { valueOf, type ParsedJson } from './json.js';
 import type { OutputCheck, OutputFormat } from '../shared/output-schema.js';
+import { utf8Text } from '../shared/json-text.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
 const BUSY_RETRY_SECONDS = 1;
@@ -62,6 +63,12 @@ export class CpuPool implements CpuWork {
   async parseJson(text: string): Promise<unknown> {
     if (text.length <= INLINE_JSON_MAX_CHARS) return JSON.parse(text);
     const { bytes, length } = await sharedUtf8(text);
+    return valueOf(await this.run<ParsedJson>('parseJsonBytes', { bytes, length }));
+  }
+
+  async parseJsonBytes(content: Uint8Array): Promise<unknown> {
+    if (content.length <= INLINE_JSON_MAX_CHARS) return JSON.parse(utf8Text(content));
+    const { bytes, length } = await sharedCopy(content);
     return valueOf(await this.run<ParsedJson>('parseJsonBytes', { bytes, length }));
   }
 

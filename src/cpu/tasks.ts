@@ -1,5 +1,6 @@
 import { tokenizer } from '../shared/context-window.js';
 import { readJson, type ParsedJson } from './json.js';
+import { utf8Text } from '../shared/json-text.js';
 import { firstAbove as firstTextAbove, type TextAbove } from './work.js';
 
 /**
@@ -18,7 +19,7 @@ export const parseJson = readJson;
 
 /** JSON sent as UTF-8 in shared memory (CpuPool.parseJson): decoded here, not on the event loop. */
 export function parseJsonBytes({ bytes, length }: { bytes: Uint8Array; length: number }): ParsedJson {
-  return readJson(Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('utf8'));
+  return readJson(utf8Text(bytes, length));
 }
 
 /** A dataset items upload (CpuPool.readItems): the rows come back in shared memory. */

@@ -1,6 +1,6 @@
 import { tokensAbove } from '../shared/context-window.js';
 import { readJson, valueOf } from './json.js';
-import { INLINE_JSON_MAX_CHARS } from '../shared/json-text.js';
+import { INLINE_JSON_MAX_CHARS, utf8Text } from '../shared/json-text.js';
 
 export { INLINE_JSON_MAX_CHARS } from '../shared/json-text.js';
 import { checkOutput, outputSchemaProblem, type OutputCheck, type OutputFormat } from '../shared/output-schema.js';
@@ -33,6 +33,12 @@ export interface CpuWork {
    */
   parseJson(text: string): Promise<unknown>;
   /**
+   * A body's bytes (UTF-8) parsed as parseJson parses text: a large body never becomes one string
+   * on the event loop (a 20 MB string, its copy for the thread and the collector's work on both
+   * held /healthz past 100 ms). Bytes of at most INLINE_JSON_MAX_CHARS are decoded and parsed inline.
+   */
+  parseJsonBytes(bytes: Uint8Array): Promise<unknown>;
+  /**
    * Why a caller's output schema cannot be one (DESIGN §23), undefined when it can: its shape, and
    * ajv's compile of it (bounded in time). Compiling a large schema takes a fifth of a second.
    */
@@ -62,6 +68,7 @@ export const surelyWithin = (text: string, limit: number) => text.length * 3 <= 
 export const inlineCpu: CpuWork = {
   firstAbove: (texts, limit) => firstAbove(texts, limit),
   parseJson: async (text) => (text.length <= INLINE_JSON_MAX_CHARS ? JSON.parse(text) : valueOf(readJson(text))),
+  parseJsonBytes: async (bytes) => inlineCpu.parseJson(utf8Text(bytes)),
   outputSchemaProblem: async (schema) => outputSchemaProblem(schema),
   checkOutput: async (format, text) => checkOutput(format, text),
   readItems: async ({ format, content, maxItems }) => readItemRows({ format, bytes: content, length: content.length, maxItems }),

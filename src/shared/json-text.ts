@@ -42,3 +42,9 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   }
   return false;
 }
+
+/** A body's UTF-8 bytes as text, without the byte-order mark some clients put first (JSON.parse refuses it). */
+export function utf8Text(bytes: Uint8Array, length = bytes.byteLength): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
