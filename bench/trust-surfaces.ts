@@ -13,7 +13,7 @@ export const QUICK = process.env.BENCH_QUICK === '1';
 /** A hostile request given up on after this long (the server may still be busy with it: see `settle`). */
 const REQUEST_TIMEOUT_MS = QUICK ? 20_000 : 60_000;
 /** Requests per client and phase at most. */
-const MAX_EACH = 20;
+const MAX_EACH = 200;
 const MB = 1024 * 1024;
 
 export interface HostileLoad {
