@@ -5,7 +5,7 @@ import { RateLimitedError } from '../shared/errors.js';
 import { INLINE_JSON_MAX_CHARS, surelyWithin, type CpuWork, type ItemsSent, type TextAbove } from './work.js';
 import type { ItemRows } from '../evals/item-parse.js';
 import { valueOf, type ParsedJson } from './json.js';
-import type { OutputCheck, OutputFormat } from '../shared/output-schema.js';
+import { checkOutput, type OutputCheck, type OutputFormat } from '../shared/output-schema.js';
 import { utf8Text } from '../shared/json-text.js';
 
 /** When a client refused for a full pool may try again: its tasks take well under a second each. */
@@ -14,6 +14,8 @@ const BUSY_RETRY_SECONDS = 1;
 const IDLE_THREAD_MS = 60_000;
 /** Added to the threads' niceness (Linux, through @napi-rs/nice; elsewhere ignored). */
 const THREAD_NICENESS = 10;
+/** Output schemas up to this size compile inline in ~10 ms at most (once per process); larger ones on a thread. */
+const INLINE_SCHEMA_MAX_CHARS = 8 * 1024;
 /** Characters handed to a thread (or encoded for one) at a time: a copy of about 1 MB holds the event loop ~1-3 ms. */
 const HOP_CHARS = 1024 * 1024;
 
@@ -76,7 +78,13 @@ export class CpuPool implements CpuWork {
     return this.run<string | undefined>('outputSchemaProblem', schema, this.schemaTasks);
   }
 
-  checkOutput(format: OutputFormat, text: string): Promise<OutputCheck> {
+  /**
+   * A small schema (most are) is compiled once in this process in a few milliseconds and checks an
+   * answer faster than a hop to a thread and back; only larger ones, whose compile takes longer, go
+   * to a thread. Either way each compile and each validation is bounded in time.
+   */
+  async checkOutput(format: OutputFormat, text: string): Promise<OutputCheck> {
+    if (format.type === 'json_object' || JSON.stringify(format.schema).length <= INLINE_SCHEMA_MAX_CHARS) return checkOutput(format, text);
     return this.run<OutputCheck>('checkOutput', { format, text }, this.schemaTasks);
   }
 
