@@ -3,9 +3,9 @@ import { MEMORY_MAX_CHARS } from '../../src/memories/records.js';
 import { AppError } from '../../src/shared/errors.js';
 import { ToolError } from './tool-error.js';
 import type { RunMemory, Tool } from './tool.js';
+import { MEMORY_TOOL_NAMES } from '../../src/shared/tools.js';
 
-export const REMEMBER_TOOL = 'remember';
-export const RECALL_TOOL = 'recall';
+export const [REMEMBER_TOOL, RECALL_TOOL] = MEMORY_TOOL_NAMES;
 
 
 /** A memory as the model reads it: what it says and where it is kept, not its metadata. */
