@@ -35,10 +35,10 @@ export const rememberTool: Tool = {
   name: REMEMBER_TOOL,
   description: 'Saves a fact about the user for later conversations (their preferences, circumstances, what they asked you to remember). One fact per call, in a short sentence.',
   parameters: { type: 'object', properties: { content: { type: 'string', maxLength: MEMORY_MAX_CHARS } }, required: ['content'] },
-  async run(args, { memory }) {
+  async run(args, { memory, callKey }) {
     const content = text(args.content, 'content');
     if (content.length > MEMORY_MAX_CHARS) throw new ToolError(`content is longer than ${MEMORY_MAX_CHARS} characters`);
-    return forModel(await asToolResult(() => requireMemory(memory).remember(content)));
+    return forModel(await asToolResult(() => requireMemory(memory).remember(content, callKey)));
   },
 };
 
