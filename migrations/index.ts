@@ -28,6 +28,7 @@ import * as clientTools from './20261128_028_client_tools.js';
 import * as runIndexes from './20261128_029_run_indexes.js';
 import * as evals from './20261128_030_evals.js';
 import * as memories from './20261128_031_memories.js';
+import * as memoryToolKeys from './20261128_032_memory_tool_keys.js';
 
 /**
  * Migrations are listed here rather than discovered on disk, so the same list runs from
@@ -64,6 +65,7 @@ const migrations: Record<string, Knex.Migration> = {
   '20261128_029_run_indexes': runIndexes,
   '20261128_030_evals': evals,
   '20261128_031_memories': memories,
+  '20261128_032_memory_tool_keys': memoryToolKeys,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -21,6 +21,7 @@ import { KnowledgeService } from './knowledge/service.js';
 import { knowledgeParts as buildKnowledgeParts } from './knowledge/assembly.js';
 import { RunLease, leaseOptions } from './engine/run-lease.js';
 import { RunStore } from './engine/run-store.js';
+import { WebEngine } from './engine/web-engine.js';
 import { RunService, runLimits } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
 import type { SseStream } from './http/sse.js';
@@ -93,27 +94,28 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   // Token budgets' counters (DESIGN §18): read by the records that show them and by every run's start.
   const budgets = new BudgetLedger(redis, keys);
   const apiKeys = new ApiKeyService(models, cache, usage, audit, budgets);
-  // Administration acts on runs only through the run lease's cancel (the web's cancel path).
   const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  const userAdmin = new UserAdminService(knex, models, cache, audit, lease, budgets);
+  const runStore = new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements });
+  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  // Administration acts on runs only through the run engine (the web's cancel path).
+  const userAdmin = new UserAdminService(knex, models, cache, audit, new WebEngine(runStore, lease, queue), budgets);
   // Request rate limits (DESIGN §18): one Redis script per request of a limited credential.
   const rateLimiter = new RateLimiter(redis, keys);
-  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, userAdmin, budgets, rateLimiter };
+  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, runStore, queue, userAdmin, budgets, rateLimiter };
 }
 
 /** Wires the web tier's services from live clients. Entry points and tests both call this. */
 export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const identity = buildIdentityServices(clients, options);
   const { knex, redis, subscriber, reader, logger } = clients;
-  const { models, keys, lease, audit, budgets } = identity;
+  const { models, keys, lease, audit, budgets, runStore, queue } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
   const cpu = clients.cpu ?? inlineCpu;
-  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
   const conversations = new ConversationService(models, files);
   // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
   const conversationEraser = new ConversationEraser(knex, lease, audit);
-  const runs = new RunService(models, conversations, files, new RunStore(knex, models, { preparedStatements: clients.config.databasePreparedStatements }), lease, queue, runLimits(clients.config), audit, metrics, budgets, cpu);
+  const runs = new RunService(models, conversations, files, runStore, lease, queue, runLimits(clients.config), audit, metrics, budgets, cpu);
   const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });

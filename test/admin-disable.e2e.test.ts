@@ -3,12 +3,15 @@ import { startStack, type Stack } from './support/stack.js';
 import { stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { createUser } from '../src/auth/users.js';
 import { uniqueId } from './support/app.js';
+import { Queue } from 'bullmq';
+import { RUN_QUEUE } from '../src/shared/jobs.js';
 
 /**
  * Disabling and deleting a user through built processes: two web processes and a worker sharing
  * Postgres and Redis as deployed. The admin acts on one web process; the user's key, JWT and refresh
  * token are refused on the other (where all three were warm in its cache), and their running run is
- * cancelled by the worker (its stream ends with done cancelled).
+ * cancelled by the worker (its stream ends with done cancelled). Every run that may still change is
+ * cancelled, parked ones (waiting for an approval, or for the client's tool outputs) and queued ones too.
  */
 let stack: Stack;
 let adminKey: string;
@@ -119,5 +122,78 @@ describe('deleting a user', () => {
     // The dashboard's API sees the worker attached to the run queue.
     const queues = await call(stack.url, 'GET', '/api/admin/queues', adminKey);
     expect(queues.body.queues.find((q: { name: string }) => q.name === 'agent-runs').workers).toBeGreaterThanOrEqual(1);
+  });
+});
+
+const WEATHER = { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
+/** Follows a run's events (as an admin: the member's credentials are about to be refused) until it ends. */
+const followToEnd = (runId: string) => stream(`${stack.url}/api/admin/runs/${runId}/events`, { method: 'GET', token: adminKey });
+
+/** Resolves once the run's stream shows `status` (the row is written before the event is published). */
+async function reaches(key: string, runId: string, status: string): Promise<void> {
+  const controller = new AbortController();
+  let seen!: () => void;
+  const reached = new Promise<void>((resolve) => (seen = resolve));
+  const onEvent = (e: ReceivedEvent) => {
+    if (e.type === 'status' && e.data.status === status) {
+      seen();
+      controller.abort();
+    }
+  };
+  const followed = stream(`${stack.url}/api/runs/${runId}/events`, { method: 'GET', token: key, onEvent, signal: controller.signal });
+  await Promise.race([reached, followed.then((r) => Promise.reject(new Error(`run ${runId} ended without ${status}: ${JSON.stringify(r.events.at(-1))}`)))]);
+}
+
+/**
+ * A member's runs in every active status: one parked for its client's tool outputs, one waiting
+ * for a person's approval, one running, and one queued behind the running one.
+ */
+async function runsInEveryActiveStatus(key: string) {
+  const started = async (body: Record<string, unknown>) => {
+    const res = await call(stack.url, 'POST', '/api/runs', key, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return res.body as { run_id: string; conversation_id: string };
+  };
+  const clientTools = await started({ mode: 'react', q: 'Ask get_weather for Rome', client_tools: [WEATHER] });
+  const gated = await call(stack.url, 'POST', '/api/agents', key, { name: 'careful', tool_approval: ['calculator'] });
+  expect(gated.status).toBe(201);
+  const approval = await started({ mode: 'react', q: 'What is 6*7?', agent_id: gated.body.id });
+  const running = await runningRun(key);
+  const conversation = (await call(stack.url, 'GET', `/api/runs/${running.runId}`, key)).body.conversation_id;
+  const queued = await started({ mode: 'react', q: 'What is 2+2?', conversation_id: conversation, multitask_strategy: 'enqueue' });
+  await Promise.all([reaches(key, clientTools.run_id, 'requires_action'), reaches(key, approval.run_id, 'waiting')]);
+  expect((await call(stack.url, 'GET', `/api/runs/${queued.run_id}`, key)).body.status).toBe('queued');
+  return { requiresAction: clientTools.run_id, waiting: approval.run_id, running: running.runId, queued: queued.run_id };
+}
+
+describe('disabling or deleting a user cancels every run that may still change', () => {
+  let queue: Queue;
+  beforeAll(() => {
+    queue = new Queue(RUN_QUEUE, { connection: stack.redis, prefix: stack.identity.keys.bullPrefix(RUN_QUEUE) });
+  });
+  afterAll(() => queue.close());
+
+  it('disable: parked, running and queued runs all end cancelled at once (the queued one is woken, not left to its recheck)', async () => {
+    const m = await member();
+    const runs = await runsInEveryActiveStatus(m.key);
+    const ends = Object.values(runs).map(followToEnd);
+    expect((await call(stack.url, 'PATCH', `/api/admin/users/${m.user.id}`, adminKey, { is_active: false })).status).toBe(200);
+    // The queued run's job no longer sleeps out its 30 s recheck: the disable woke it.
+    expect(await queue.getJobState(runs.queued)).not.toBe('delayed');
+    for (const ended of await Promise.all(ends)) expect(ended.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
+
+    // Enabled again, the member reads each run as cancelled.
+    expect((await call(stack.url, 'PATCH', `/api/admin/users/${m.user.id}`, adminKey, { is_active: true })).status).toBe(200);
+    for (const runId of Object.values(runs)) expect((await call(stack.url, 'GET', `/api/runs/${runId}`, m.key)).body).toMatchObject({ id: runId, status: 'cancelled' });
+  });
+
+  it('delete: parked runs end cancelled (their streams end done cancelled) before the user and their runs are removed', async () => {
+    const m = await member();
+    const runs = await runsInEveryActiveStatus(m.key);
+    const ends = Object.values(runs).map(followToEnd);
+    expect((await call(stack.url, 'DELETE', `/api/admin/users/${m.user.id}`, adminKey)).status).toBe(204);
+    for (const ended of await Promise.all(ends)) expect(ended.events.at(-1)).toMatchObject({ type: 'done', data: { status: 'cancelled' } });
+    expect(await stack.knex('runs').whereIn('id', Object.values(runs))).toEqual([]);
   });
 });

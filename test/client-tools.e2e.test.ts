@@ -371,6 +371,31 @@ describe('hostile input', () => {
     }
   });
 
+  it('a client tool named like a tool the run has (remember, recall on an agent with memory) → 422 naming it (400 on /v1), nothing created', async () => {
+    const { key, user } = await stack.user();
+    const remembering = await api(stack, key, 'POST', '/api/agents', { name: 'remembers', memory: true });
+    expect(remembering.status).toBe(201);
+    const agentId = remembering.body.id as string;
+    for (const name of ['remember', 'recall']) {
+      const clientTools = [WEATHER, { name, parameters: { type: 'object', properties: { content: { type: 'string' } } } }];
+      for (const path of ['/api/react', '/api/dag']) {
+        const res = await api(stack, key, 'POST', path, { q: 'Remember that I like tea', agent_id: agentId, client_tools: clientTools });
+        expect(res.status, `${path} ${name}`).toBe(422);
+        expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'client_tools', 1, 'name'], msg: expect.stringContaining(`"${name}" clashes`) })]);
+      }
+      const background = await api(stack, key, 'POST', '/api/runs', { mode: 'react', q: 'Remember that I like tea', agent_id: agentId, client_tools: clientTools });
+      expect(background.status).toBe(422);
+      expect(background.body.detail[0].msg).toContain(`"${name}" clashes`);
+      const v1 = await api(stack, key, 'POST', '/v1/chat/completions', { model: `agent:${agentId}`, messages: [{ role: 'user', content: 'Remember that I like tea' }], tools: clientTools.map((tool) => ({ type: 'function', function: tool })) });
+      expect(v1.status).toBe(400);
+      expect(v1.body.error).toMatchObject({ type: 'invalid_request_error', param: 'tools[1]', message: expect.stringContaining(`"${name}" clashes`) });
+    }
+    expect(await stack.knex('runs').where({ user_id: user.id })).toEqual([]);
+    expect(await stack.knex('conversations').where({ user_id: user.id })).toEqual([]);
+    // Without memory the run has no `remember`: the client's own is taken.
+    expect((await api(stack, key, 'POST', '/api/runs', { mode: 'react', q: 'What is 2+2?', client_tools: [{ name: 'remember' }] })).status).toBe(202);
+  });
+
   it('/tool-outputs: malformed bodies → 422; another user’s run → 404; a run not parked for its client → 409', async () => {
     const { key } = await stack.user();
     const other = await stack.user();

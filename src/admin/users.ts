@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.
 import type { CredentialCache } from '../auth/cache.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { Actor, AuditEntry, AuditLog } from '../audit/log.js';
-import type { RunLease } from '../engine/run-lease.js';
+import type { WebEngine } from '../engine/web-engine.js';
 import type { BudgetLedger, TokenBudget } from '../budgets/ledger.js';
 import { limitChanges, tokenUsage } from '../limits/settings.js';
 import { presentAdminUser, type AdminUserRecord } from '../auth/records.js';
@@ -42,7 +42,6 @@ export interface UserAdminOptions {
 
 export const DEFAULT_USER_ADMIN: UserAdminOptions = { drainMs: 10_000, drainPollMs: 100 };
 
-const ACTIVE = ['queued', 'running'];
 /** Serialises changes that could leave no active admin (two admins demoting each other at once). */
 const ADMIN_ROSTER_LOCK = 0x61646d69;
 const UNIQUE_VIOLATION = '23505';
@@ -65,7 +64,8 @@ const generatePassword = () => randomBytes(18).toString('base64url');
  * Users as administrators manage them (DESIGN §9). Every change and its audit entries are one
  * transaction. Disabling or deleting a user reaches every web process within milliseconds (the
  * credential cache's `user:<id>` message; the authenticator checks `is_active`), revokes the user's
- * refresh families and cancels the user's active runs through the run lease (any worker stops them).
+ * refresh families and cancels every run of the user that may still change (queued, running or
+ * parked) through the run engine, as any cancel (any worker ends them).
  * The last active admin cannot be demoted, disabled or deleted.
  */
 export class UserAdminService {
@@ -74,7 +74,7 @@ export class UserAdminService {
     private readonly models: Models,
     private readonly cache: CredentialCache,
     private readonly audit: AuditLog,
-    private readonly lease: Pick<RunLease, 'cancel' | 'discardStream'>,
+    private readonly engine: Pick<WebEngine, 'cancelActiveRunsOf' | 'hasActiveRuns' | 'discardStream'>,
     private readonly budgets: Pick<BudgetLedger, 'usage'>,
     private readonly options: UserAdminOptions = DEFAULT_USER_ADMIN,
   ) {}
@@ -159,16 +159,9 @@ export class UserAdminService {
     await this.cache.invalidateUser(id);
   }
 
-  /** Cancels every queued or running run of the user, as POST /api/runs/{id}/cancel does; how many. */
-  async cancelActiveRuns(userId: string): Promise<number> {
-    const runs = await this.models.Run.query().select('id', 'conversation_id', 'user_id').where('user_id', userId).whereIn('status', ACTIVE);
-    let cancelled = 0;
-    for (let i = 0; i < runs.length; i += 50) {
-      const batch = runs.slice(i, i + 50);
-      const accepted = await Promise.all(batch.map((run) => this.lease.cancel({ id: run.id, conversationId: run.conversation_id, userId: run.user_id })));
-      cancelled += accepted.filter(Boolean).length;
-    }
-    return cancelled;
+  /** Cancels every run of the user that may still change, as POST /api/runs/{id}/cancel does; how many. */
+  cancelActiveRuns(userId: string): Promise<number> {
+    return this.engine.cancelActiveRunsOf(userId);
   }
 
   /**
@@ -182,7 +175,7 @@ export class UserAdminService {
       const query = this.knex('runs').select('id', 'conversation_id', this.knex.raw('created_at::text as at')).where('user_id', userId).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(500);
       if (after) query.whereRaw('(created_at, id) > (?::timestamptz, ?::uuid)', [after.at, after.id]);
       const runs: { id: string; conversation_id: string; at: string }[] = await query;
-      await Promise.all(runs.map((run) => this.lease.discardStream({ id: run.id, conversationId: run.conversation_id, userId })));
+      await Promise.all(runs.map((run) => this.engine.discardStream({ id: run.id, conversationId: run.conversation_id, userId })));
       if (runs.length < 500) return;
       after = runs.at(-1)!;
     }
@@ -213,12 +206,11 @@ export class UserAdminService {
     await trx('refresh_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: trx.fn.now() });
   }
 
-  /** Waits until the user has no queued or running run, or the drain time is up (a worker may be down). */
+  /** Waits until the user has no run that may still change, or the drain time is up (a worker may be down). */
   private async drainRuns(userId: string): Promise<void> {
     const deadline = Date.now() + this.options.drainMs;
     while (Date.now() < deadline) {
-      const active = await this.models.Run.query().where('user_id', userId).whereIn('status', ACTIVE).resultSize();
-      if (active === 0) return;
+      if (!(await this.engine.hasActiveRuns(userId))) return;
       await new Promise((resolve) => setTimeout(resolve, this.options.drainPollMs));
     }
   }

@@ -9,7 +9,7 @@ import type { Citation, FinishReason, Usage } from '../shared/events.js';
 import { Superseded } from '../shared/errors.js';
 import { runEventPayload } from '../webhooks/outbox.js';
 import type { Attachment } from '../shared/attachments.js';
-import { guardedStatuses, HOLDING_STATUSES, TRANSITIONS, WORKING_STATUS, type StoreMethod } from './transitions.js';
+import { ACTIVE_STATUSES, guardedStatuses, HOLDING_STATUSES, TRANSITIONS, WORKING_STATUS, type StoreMethod } from './transitions.js';
 
 export interface NewRun {
   runId: string;
@@ -464,6 +464,15 @@ export class RunStore {
       [conversationId, runId, ...HOLDING_STATUSES, runId, runId, ...TRANSITIONS.started.from],
     );
     return rows[0].admitted === true;
+  }
+
+  /** A user's runs that may still change (queued, running or parked), on the partial index of active runs. */
+  async activeRunsOf(userId: string): Promise<Run[]> {
+    return this.models.Run.query().select('id', 'conversation_id', 'user_id', 'status').where('user_id', userId).whereIn('status', ACTIVE_STATUSES);
+  }
+
+  async countActiveRunsOf(userId: string): Promise<number> {
+    return this.models.Run.query().where('user_id', userId).whereIn('status', ACTIVE_STATUSES).resultSize();
   }
 
   /** A succeeded run's answer message (to publish its end again). */

@@ -25,6 +25,9 @@ export interface StartPlan {
 
 export type StartResult = { outcome: 'refused'; claim: Claim } | { outcome: 'started'; run: Run; claim: Claim };
 
+/** How many cancels a bulk cancel sends at once. */
+const CANCEL_BATCH = 50;
+
 export const runRef = (run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>): RunRef => ({ id: run.id, conversationId: run.conversation_id, userId: run.user_id });
 
 /**
@@ -85,6 +88,30 @@ export class WebEngine {
     if (!accepted) return false;
     if (isParked(run.status) || accepted === 'dequeued') await this.wake(run.id);
     return true;
+  }
+
+  /**
+   * Cancels every run of a user that may still change (an admin disabling or deleting them),
+   * queued, running or parked alike, each as `cancel` does; how many were accepted.
+   */
+  async cancelActiveRunsOf(userId: string): Promise<number> {
+    const runs = await this.store.activeRunsOf(userId);
+    let cancelled = 0;
+    for (let i = 0; i < runs.length; i += CANCEL_BATCH) {
+      const accepted = await Promise.all(runs.slice(i, i + CANCEL_BATCH).map((run) => this.cancel(run)));
+      cancelled += accepted.filter(Boolean).length;
+    }
+    return cancelled;
+  }
+
+  /** Whether a user still has a run that may change. */
+  async hasActiveRuns(userId: string): Promise<boolean> {
+    return (await this.store.countActiveRunsOf(userId)) > 0;
+  }
+
+  /** Drops a run's event stream from Redis (its data erased with its user or conversation). */
+  discardStream(ref: RunRef): Promise<void> {
+    return this.lease.discardStream(ref);
   }
 
   /** A person's decision on a gated call; the last one resumes the run (`resumed`). */

@@ -78,9 +78,9 @@ export class MemoryService {
     return { deleted: await this.store.remove(userId, { namespace }) };
   }
 
-  /** The `remember` tool: a memory in the agent's own namespace. */
-  remember(userId: string, agentId: string, content: string): Promise<MemoryRecord> {
-    return this.add(userId, agentId, content, {});
+  /** The `remember` tool: a memory in the agent's own namespace, once per `toolCallKey` (the run's call, DESIGN §28). */
+  remember(userId: string, agentId: string, content: string, toolCallKey: string | null = null): Promise<MemoryRecord> {
+    return this.add(userId, agentId, content, {}, toolCallKey);
   }
 
   /** What an agent's run recalls: the memories of its namespaces closest to `query`, closest first. */
@@ -99,8 +99,8 @@ export class MemoryService {
     return this.store.ensureIndex(vector.length);
   }
 
-  private async add(userId: string, namespace: string, content: string, metadata: Record<string, unknown>): Promise<MemoryRecord> {
-    const row = await this.store.insert(userId, namespace, content, metadata, await this.embed(content));
+  private async add(userId: string, namespace: string, content: string, metadata: Record<string, unknown>, toolCallKey: string | null = null): Promise<MemoryRecord> {
+    const row = await this.store.insert(userId, namespace, content, metadata, await this.embed(content), toolCallKey);
     if (!row) throw new ConflictError('memory_limit', `You have ${this.settings.perUser} memories, the most kept per user (MEMORIES_PER_USER); delete some to make room`);
     return presentMemory(row);
   }

@@ -36,6 +36,22 @@ function dimensionsOf(vector: number[]): number {
   return n;
 }
 
+/**
+ * A memory, written only with a slot in the user's count (`memory_counts`, bounded by MEMORIES_PER_USER)
+ * and only once per tool call key; `slotted`: whether the slot was taken (a key already written takes one too).
+ */
+const INSERT_MEMORY = `with slot as (
+    insert into memory_counts as c (user_id, count) values (:user, 1)
+    on conflict (user_id) do update set count = c.count + 1 where c.count < :limit
+    returning 1
+  ), written as (
+    insert into memories (user_id, namespace, content, metadata, embedding_model, dimensions, embedding, tool_call_key)
+    select :user, :namespace, :content, :metadata, :model, :dimensions, cast(:query as real[]), cast(:key as text) from slot
+    on conflict (user_id, tool_call_key) where tool_call_key is not null do nothing
+    returning ${COLUMNS}
+  )
+  select exists (select 1 from slot) as slotted, written.* from (select 1) as one left join written on true`;
+
 export const hnswIndexName = (dimensions: number) => `memories_hnsw_${dimensions}`;
 
 /**
@@ -57,20 +73,26 @@ export class MemoryStore {
     return this.vectors.path();
   }
 
-  /** Adds a memory if the user has room for it; undefined when they have MEMORIES_PER_USER already. */
-  async insert(userId: string, namespace: string, content: string, metadata: Record<string, unknown>, embedded: MemoryVector): Promise<MemoryRow | undefined> {
-    const { rows } = await this.knex.raw(
-      `with slot as (
-         insert into memory_counts as c (user_id, count) values (:user, 1)
-         on conflict (user_id) do update set count = c.count + 1 where c.count < :limit
-         returning 1
-       )
-       insert into memories (user_id, namespace, content, metadata, embedding_model, dimensions, embedding)
-       select :user, :namespace, :content, :metadata, :model, :dimensions, cast(:query as real[]) from slot
-       returning ${COLUMNS}`,
-      { user: userId, limit: this.settings.perUser, namespace, content, metadata: JSON.stringify(metadata), ...vectorBindings(embedded) },
-    );
-    return rows[0];
+  /**
+   * Adds a memory if the user has room for it; undefined when they have MEMORIES_PER_USER already.
+   * With `toolCallKey` (DESIGN §28: the run's tool call that writes it) the memory is written once:
+   * the call repeated by a later attempt gets the memory written the first time, and counts nothing.
+   */
+  async insert(userId: string, namespace: string, content: string, metadata: Record<string, unknown>, embedded: MemoryVector, toolCallKey: string | null = null): Promise<MemoryRow | undefined> {
+    const bindings = { user: userId, limit: this.settings.perUser, namespace, content, metadata: JSON.stringify(metadata), key: toolCallKey, ...vectorBindings(embedded) };
+    const write = async (db: Knex) => {
+      const { slotted, ...row } = (await db.raw(INSERT_MEMORY, bindings)).rows[0] as MemoryRow & { slotted: boolean };
+      return { slotted, row: row.id ? (row as MemoryRow) : undefined };
+    };
+    if (toolCallKey === null) return (await write(this.knex)).row;
+    return this.knex.transaction(async (trx) => {
+      const { slotted, row } = await write(trx);
+      if (row) return row;
+      // Written by an earlier attempt of the call: the slot this statement took for it (if any) is given back.
+      if (slotted) await trx.raw('update memory_counts set count = count - 1 where user_id = ?', [userId]);
+      const { rows } = await trx.raw(`select ${COLUMNS} from memories where user_id = ? and tool_call_key = ?`, [userId, toolCallKey]);
+      return rows[0];
+    });
   }
 
   async get(userId: string, id: string): Promise<MemoryRow | undefined> {

@@ -26,7 +26,7 @@ import { activeRunTrace } from '../telemetry/propagation.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { FileService } from '../files/service.js';
 import { TOOL_OUTPUTS_MAX, type ClientTool, type ToolOutput } from '../shared/client-tools.js';
-import { TOOL_NAMES } from '../shared/tools.js';
+import { runToolNames, TOOL_NAMES } from '../shared/tools.js';
 import { SEPARATOR as CONNECTOR_TOOL_SEPARATOR } from '../connectors/tool-names.js';
 
 /** When a user at the active-run cap, or a conversation at its queue bound, may try again: runs usually finish within seconds. */
@@ -115,9 +115,9 @@ export class RunService {
       this.ledger.spent(budgets),
     ]);
     if (spent) throw budgetRefusal(spent);
-    refuseToolNameClash(request.clientTools ?? []);
     // A run that names no agent continues with its conversation's: a deleted one (DESIGN §20) starts no new run either.
-    if (!agent && existing?.agent_id) await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent');
+    const runAgent = agent ?? (existing?.agent_id ? await findOwned(this.models.Agent, userId, existing.agent_id, 'Agent') : undefined);
+    refuseToolNameClash(request.clientTools ?? [], runToolNames(runAgent, request.docMode ?? null));
     await this.refuseOversized(request, agent, existing?.agent_id ?? null);
     const ref: RunRef = { id: request.runId ?? randomUUID(), conversationId: existing?.id ?? randomUUID(), userId };
     // The request's trace, carried to the worker in the job (DESIGN §18); none when tracing is off.
@@ -285,13 +285,18 @@ function notRequiringAction(run: Run): ConflictError {
   return new ConflictError('not_requires_action', `The run does not wait for tool outputs (it is ${run.status})`);
 }
 
-/** DESIGN §23: a client tool may not take the name of a platform tool (the model could not tell them apart). */
-function refuseToolNameClash(clientTools: ClientTool[]): void {
-  const clashes = clientTools.flatMap((tool, index) => ((TOOL_NAMES as readonly string[]).includes(tool.name) || tool.name.includes(CONNECTOR_TOOL_SEPARATOR) ? [{ tool, index }] : []));
+/**
+ * DESIGN §23: a client tool may not take the name of a tool the run has (`runTools`: its agent's,
+ * knowledge search, memory), of any platform tool, or a connector tool's form: the model could not
+ * tell them apart, and the platform's tool would run instead of the run parking for the client.
+ */
+function refuseToolNameClash(clientTools: ClientTool[], runTools: readonly string[]): void {
+  const taken = new Set<string>([...runTools, ...TOOL_NAMES]);
+  const clashes = clientTools.flatMap((tool, index) => (taken.has(tool.name) || tool.name.includes(CONNECTOR_TOOL_SEPARATOR) ? [{ tool, index }] : []));
   if (clashes.length === 0) return;
   throw new ValidationError(clashes.map(({ tool, index }) => ({
     loc: ['body', 'client_tools', index, 'name'],
-    msg: `Value error, "${tool.name}" clashes with the agent's tools (platform tools ${TOOL_NAMES.join(', ')}; connector tools are named <connector>${CONNECTOR_TOOL_SEPARATOR}<tool>)`,
+    msg: `Value error, "${tool.name}" clashes with a tool of the run (its tools and the platform's: ${[...taken].join(', ')}; connector tools are named <connector>${CONNECTOR_TOOL_SEPARATOR}<tool>)`,
     type: 'value_error',
   })));
 }

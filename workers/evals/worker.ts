@@ -9,7 +9,7 @@ import type { Metrics } from '../../src/metrics/registry.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
-import { EVAL_QUEUE, EvalJobSchema, evalJobOptions, RUN_QUEUE, runJobOptions, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
+import { EVAL_QUEUE, EvalJobSchema, RUN_QUEUE, runJobOptions, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
 import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
 import { EventRelay } from '../../src/runs/relay.js';
@@ -19,6 +19,7 @@ import type { WebhookOutbox } from '../../src/webhooks/outbox.js';
 import type { ModelProvider } from '../models/types.js';
 import { workerRunService } from '../run-service.js';
 import { EvalDriver } from './driver.js';
+import { evalSweep } from './sweep.js';
 import { modelJudge } from './judge.js';
 import type { CpuWork } from '../../src/cpu/work.js';
 
@@ -28,7 +29,6 @@ const DRIVER_MAX_STALLED = 1_000_000;
 const OUTAGE_RETRY_MS = 1000;
 /** How often a worker queues again the active evals whose driver job is gone (lost with Redis, or never queued). */
 const SWEEP_INTERVAL_MS = 60_000;
-const SWEEP_BATCH = 1000;
 /** Postgres ended a statement to break a deadlock or a serialization conflict: tried again, it goes through. */
 const isTransientConflict = (err: unknown) => ['40P01', '40001'].includes(String((err as { code?: unknown } | null)?.code));
 
@@ -45,7 +45,7 @@ export interface EvalWorkerClients {
 }
 
 export interface RunningEvalWorker {
-  /** Queues again every active eval whose job is missing; how many it looked at. */
+  /** Queues again the next batch of active evals whose job is missing (workers/evals/sweep.ts); how many it looked at. */
   sweep(): Promise<number>;
   close(): Promise<void>;
 }
@@ -113,12 +113,7 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
   worker.on('stalled', (jobId) => logger.warn({ eval_id: jobId }, 'eval driver stalled; another worker resumes it'));
   await worker.waitUntilReady();
 
-  const sweep = async () => {
-    const active: { id: string }[] = await knex('evals').whereIn('status', ['queued', 'running']).orderBy('created_at').limit(SWEEP_BATCH).select('id');
-    // The job id is the eval's: an eval whose job is there (waiting, driven, delayed) is not queued twice.
-    await evalQueue.addBulk(active.map(({ id }) => ({ name: 'drive', data: { evalId: id }, opts: { ...evalJobOptions, jobId: id } })));
-    return active.length;
-  };
+  const sweep = evalSweep(knex, evalQueue);
   const sweeping = setInterval(() => void sweep().catch((err: unknown) => logger.warn({ err }, 'eval sweep failed')), SWEEP_INTERVAL_MS);
   sweeping.unref();
   return {

@@ -1,7 +1,9 @@
 import type { Citation } from '../../src/shared/events.js';
 import { currentTurn, type ChatMessage } from '../models/types.js';
 
-export const KNOWLEDGE_TOOL = 'knowledge_base_retrieve';
+import { KNOWLEDGE_TOOL } from '../../src/shared/tools.js';
+
+export { KNOWLEDGE_TOOL };
 /** Sources cited when the answer names none explicitly and quotes none. */
 const MAX_IMPLICIT_CITATIONS = 5;
 

@@ -43,13 +43,13 @@ export class ToolApprovals {
   ) {}
 
   gated(calls: ToolCall[], scope: string): GatedCall[] {
-    return calls.filter((call) => !this.clientTools.has(call.name) && needsApproval(this.rule, call.name)).map((call) => ({ approvalId: approvalIdOf(call, scope), call }));
+    return calls.filter((call) => !this.clientTools.has(call.name) && needsApproval(this.rule, call.name)).map((call) => ({ approvalId: runCallId(call, scope), call }));
   }
 
   /** The calls the client runs, under the ids it answers them by. */
   clientCalls(calls: ToolCall[], scope: string): ClientCall[] {
     return calls.filter((call) => this.clientTools.has(call.name)).map((call) => {
-      const approvalId = approvalIdOf(call, scope);
+      const approvalId = runCallId(call, scope);
       return { approvalId, clientId: clientCallId(this.ref.id, approvalId), call };
     });
   }
@@ -99,4 +99,5 @@ export class ToolApprovals {
   }
 }
 
-const approvalIdOf = (call: ToolCall, scope: string) => `${scope === MAIN_SCOPE ? '' : `${scope.replace(/^node:/, '')}/`}${call.id}`;
+/** A call's id within its run: its model's id, under its DAG node's name outside the main scope (approvals and tool-call keys use it). */
+export const runCallId = (call: ToolCall, scope: string) => `${scope === MAIN_SCOPE ? '' : `${scope.replace(/^node:/, '')}/`}${call.id}`;

@@ -2,9 +2,8 @@ import type { Agent, Run, RunStatus } from '../../src/db/models.js';
 import { runLogFields } from '../../src/logger.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
 import { Superseded } from '../../src/shared/errors.js';
-import { DEFAULT_TOOLS, type ToolApproval } from '../../src/shared/tools.js';
+import { runToolNames, type ToolApproval } from '../../src/shared/tools.js';
 import type { DocMode } from '../../src/shared/doc-modes.js';
-import { KNOWLEDGE_TOOL } from '../knowledge/citations.js';
 import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../../src/shared/model-settings.js';
 import type { Sampling } from '../../src/shared/sampling.js';
 import { schemaFormat, type OutputFormat } from '../../src/shared/output-schema.js';
@@ -31,7 +30,6 @@ import { BudgetSpent, DEFAULT_RESERVATIONS, RunBudget, type ReservationSettings 
 import type { AgentSpan, AttemptOutcome } from './telemetry.js';
 import { LOOPS } from './loops.js';
 import { giveMemories, MEMORY_WINDOW_SHARE, recallBeforeRun } from './memory.js';
-import { RECALL_TOOL, REMEMBER_TOOL } from '../tools/memory-tools.js';
 import { QUEUED_RECHECK_MS, type StoredRun } from '../../src/shared/jobs.js';
 
 /** What the run's history a job reads is bounded by (DESIGN §20): HistoryBound. */
@@ -421,7 +419,6 @@ function outputFormatOf(run: Run, agent: Agent | undefined): OutputFormat | unde
 function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: DocMode | null, sampling: Sampling | null): AgentSettings & { tools: string[]; connectorIds: string[]; toolApproval: ToolApproval } {
   // doc_mode `off`: no knowledge tools for this run (DESIGN §14).
   const knowledgeBaseIds = docMode === 'off' ? [] : (agent?.knowledge_base_ids ?? []);
-  const tools: string[] = (agent?.tools ?? DEFAULT_TOOLS).filter((name) => docMode !== 'off' || name !== KNOWLEDGE_TOOL);
   return {
     model: agent?.model ?? defaultModel,
     settings: withSampling(agent?.generationSettings ?? DEFAULT_SETTINGS, sampling),
@@ -431,8 +428,7 @@ function agentSettings(agent: Agent | undefined, defaultModel: string, docMode: 
     docMode: docMode ?? 'auto',
     toolApproval: agent?.tool_approval ?? 'never',
     connectorIds: agent?.connector_ids ?? [],
-    // An agent with knowledge bases can always search them; one with memory remembers and recalls (DESIGN §25).
-    tools: [...tools, ...(knowledgeBaseIds.length > 0 && !tools.includes('knowledge_base_retrieve') ? ['knowledge_base_retrieve'] : []), ...(agent?.memory ? [REMEMBER_TOOL, RECALL_TOOL] : [])],
+    tools: runToolNames(agent, docMode),
     ...(agent?.memory ? { memoryAgentId: agent.id } : {}),
   };
 }

@@ -18,7 +18,7 @@ import type { ChatMessage, ModelProvider, ModelResult, ModelSink, PlanNode, Tool
 import type { Checkpoint, CheckpointWriter, LoopState } from './checkpoint.js';
 import { HandBack, RunCancelled, RunFailure, type RunControl } from './run-control.js';
 import { MAIN_SCOPE, type RunEvents } from './run-events.js';
-import type { ClientCall, ToolApprovals } from './approvals.js';
+import { runCallId, type ClientCall, type ToolApprovals } from './approvals.js';
 import type { Attachment } from '../../src/shared/attachments.js';
 import type { ImageSource } from '../../src/files/model-images.js';
 import type { RunBudget } from './run-budget.js';
@@ -141,7 +141,7 @@ export class RunContext {
     if (!memories || !agentId) return undefined;
     const userId = this.run.user_id;
     return {
-      remember: (content) => memories.remember(userId, agentId, content),
+      remember: (content, callKey) => memories.remember(userId, agentId, content, callKey ?? null),
       recall: (query) => memories.recall(userId, agentId, query, undefined, this.signal),
     };
   }
@@ -431,6 +431,7 @@ export class RunContext {
             signal: this.signal,
             now: services.now,
             memory: this.memory(),
+            callKey: `${this.run.id}/${runCallId(call, scope)}`,
             searchKnowledge: (query, topK) =>
               this.traced((tracer, run) => tracer.retrieval(this.agent.knowledgeBaseIds, query, topK, run), () => services.searchKnowledge(this.agent.knowledgeBaseIds, query, topK, {
                 signal: this.signal,

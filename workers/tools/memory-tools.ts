@@ -3,9 +3,9 @@ import { MEMORY_MAX_CHARS } from '../../src/memories/records.js';
 import { AppError } from '../../src/shared/errors.js';
 import { ToolError } from './tool-error.js';
 import type { RunMemory, Tool } from './tool.js';
+import { MEMORY_TOOL_NAMES } from '../../src/shared/tools.js';
 
-export const REMEMBER_TOOL = 'remember';
-export const RECALL_TOOL = 'recall';
+export const [REMEMBER_TOOL, RECALL_TOOL] = MEMORY_TOOL_NAMES;
 
 
 /** A memory as the model reads it: what it says and where it is kept, not its metadata. */
@@ -35,10 +35,10 @@ export const rememberTool: Tool = {
   name: REMEMBER_TOOL,
   description: 'Saves a fact about the user for later conversations (their preferences, circumstances, what they asked you to remember). One fact per call, in a short sentence.',
   parameters: { type: 'object', properties: { content: { type: 'string', maxLength: MEMORY_MAX_CHARS } }, required: ['content'] },
-  async run(args, { memory }) {
+  async run(args, { memory, callKey }) {
     const content = text(args.content, 'content');
     if (content.length > MEMORY_MAX_CHARS) throw new ToolError(`content is longer than ${MEMORY_MAX_CHARS} characters`);
-    return forModel(await asToolResult(() => requireMemory(memory).remember(content)));
+    return forModel(await asToolResult(() => requireMemory(memory).remember(content, callKey)));
   },
 };
 

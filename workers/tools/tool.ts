@@ -10,11 +10,14 @@ export interface ToolContext {
   searchKnowledge: (query: string, topK: number) => Promise<RetrievedChunk[]>;
   /** The user's memories through the run's agent (DESIGN §25); absent when its agent has no memory. */
   memory?: RunMemory;
+  /** The call's idempotency key (DESIGN §28: run id and call id): an attempt repeating the call after a crash repeats no effect. */
+  callKey?: string;
 }
 
 /** What a run's memory tools reach: the user's memories, through the run's agent (DESIGN §25). */
 export interface RunMemory {
-  remember(content: string): Promise<MemoryRecord>;
+  /** Once per `callKey`: the call repeated gets the memory it wrote the first time. */
+  remember(content: string, callKey?: string): Promise<MemoryRecord>;
   recall(query: string): Promise<MemoryRecord[]>;
 }
 
