@@ -139,8 +139,8 @@ export async function run() {
   const everything = await startEverything();
   const web = await spawnProcess('../src/server.js', env, /web listening/);
   const worker = await spawnProcess('../workers/main.js', env, /worker ready/);
-  const inProcess = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis: bench.redis, logger: createLogger('silent', 'bench') });
   const timer = new CallTimer(bench.redis, identity.keys, DEFAULT_LEASE);
+  const inProcess = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis: bench.redis, logger: createLogger('silent', 'bench'), lease: timer });
   try {
     const api = async (path: string, body?: unknown) => {
       const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
@@ -153,7 +153,7 @@ export async function run() {
     // (1) In process: the worker's executor and connector runtime, timed as above.
     timer.url = mcpUrl;
     timer.direct = await directClient(mcpUrl);
-    const executor = new RunExecutor({ ...inProcess.deps, lease: timer, logger: createLogger('info', 'bench', timer.logSink), modelFor: () => new LocalModel(0), defaultModel: 'local' });
+    const executor = new RunExecutor({ ...inProcess.deps, logger: createLogger('info', 'bench', timer.logSink), modelFor: () => new LocalModel(0), defaultModel: 'local' });
     const lifecycle = new WorkerLifecycle();
     for (let r = 0; timer.open.length < CALLS; r++) {
       const query = Array.from({ length: CALLS_PER_RUN }, (_, c) => `everything__echo {"message": "run ${r} call ${c}"}`).join(' ');

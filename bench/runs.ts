@@ -70,8 +70,8 @@ async function runLocal() {
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const { keys } = identity;
     const lease = new TimingLease(redis, keys, DEFAULT_LEASE);
-    const inProcessWorker = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis, logger: createLogger('silent', 'bench') });
-    const executor = new RunExecutor({ ...inProcessWorker.deps, lease, modelFor: () => new LocalModel(0), defaultModel: 'local' });
+    const inProcessWorker = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis, logger: createLogger('silent', 'bench'), lease });
+    const executor = new RunExecutor({ ...inProcessWorker.deps, modelFor: () => new LocalModel(0), defaultModel: 'local' });
     const lifecycle = new WorkerLifecycle();
     const inProcess: Timing[] = [];
     for (let i = 0; i < SEQUENTIAL; i++) {

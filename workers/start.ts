@@ -118,7 +118,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const retention = await startRetentionWorker(config, { knex, redis, logger });
   const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor, cpu });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
-  const wakeSweep = startWakeSweep(knex, services.deps.lease, runQueue, logger);
+  const wakeSweep = startWakeSweep(knex, services.deps.engine, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');
   return {

@@ -287,17 +287,17 @@ export class RunLease {
 
   /** Worker, its job delayed: the run waits (keeping its conversation for `ttlSeconds`); true when it must wake at once (every call decided, or a cancel accepted, meanwhile). */
   async park(run: RunRef, ttlSeconds: number): Promise<boolean> {
-    const k = this.holdKeys(run);
-    return decodeOutcome('parkRun', await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, k.parkable, run.id, ttlSeconds, ttlSeconds + this.options.parkableTtlSeconds))) === 'wake';
+    return (await this.parkRun(run, 'park', ttlSeconds)) === 'wake';
   }
 
-  /** Whether a parked run should wake: every call decided, or a cancel accepted (read only). */
+  /** Whether a parked run should wake: every call it waits on answered, or a cancel accepted (parkRun's own rule, read only). */
   async shouldWake(run: RunRef): Promise<boolean> {
-    const replies = await this.redis.pipeline().hgetall(this.keys.runApprovals(run)).exists(this.keys.runCancel(run)).exec();
-    const [[, approvals], [, cancel]] = replies as [[Error | null, Record<string, string>], [Error | null, number]];
-    if (cancel === 1) return true;
-    const calls = Object.entries(approvals ?? {}).filter(([field]) => field.startsWith('call:'));
-    return calls.length > 0 && calls.every(([, state]) => state !== 'pending');
+    return (await this.parkRun(run, 'look', 0)) === 'wake';
+  }
+
+  private async parkRun(run: RunRef, mode: 'park' | 'look', ttlSeconds: number) {
+    const k = this.holdKeys(run);
+    return decodeOutcome('parkRun', await callScript(() => this.redis.parkRun(this.keys.runApprovals(run), k.active, k.injects, k.userRuns, k.cancel, k.parkable, run.id, ttlSeconds, ttlSeconds + this.options.parkableTtlSeconds, mode)));
   }
 
   /** Worker: a run back from waiting counts toward its user's active-run cap again. */

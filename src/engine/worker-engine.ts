@@ -1,10 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Run } from '../db/models.js';
+import type { Message, Run } from '../db/models.js';
 import type { Logger } from '../logger.js';
 import type { RunJob } from '../shared/jobs.js';
-import type { BreakpointState, FinishOutcome, RunLease, RunRef } from './run-lease.js';
-import type { AttemptClaim, FailedEnd, HistoryBound, LoadedRun, NewRun, RunStore, SucceededEnd } from './run-store.js';
+import type { StopKind } from '../shared/multitask.js';
+import type { BreakpointState, FinishOutcome, OutgoingEvent, RunLease, RunRef } from './run-lease.js';
+import type { AttemptClaim, Compaction, FailedEnd, HistoryBound, LoadedRun, NewRun, RunStore, SucceededEnd } from './run-store.js';
 import { runRef } from './web-engine.js';
+
+// The types the worker's loops share with the engine: they read them here, not from its Redis or Postgres halves.
+export type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from './run-lease.js';
+export type { Compaction, CountedMessage, HistoryBound, HistoryMessage, LoadedRun } from './run-store.js';
+export type { StopKind } from '../shared/multitask.js';
+export { runRef };
 
 /** How long a job that carries its run's row waits for the web's write of it before writing it itself. */
 const ROW_WAIT_MS = 3000;
@@ -18,6 +25,18 @@ export type TakenRun = [BreakpointState, (LoadedRun & { claimed?: boolean | Prom
 /** Whether a queued run may start: `start`, `wait` (behind another run), `predecessor` (handed over, the run before still recording its end), `end` (cancelled while it waited). */
 export type Admission = 'start' | 'wait' | 'predecessor' | 'end';
 
+/** How a failing or cancelled attempt takes part in its end (WorkerEngine.endFailed). */
+export interface FailingAttempt {
+  /** It stops on a cancel (a person's, or a newer run's interrupt or rollback), not on a failure. */
+  cancelled: boolean;
+  /** Announces whatever was injected, then releases the conversation (a pending cancel does not win). */
+  release(): Promise<void>;
+  /** The final row's contents once the stop is known (an interrupted run keeps what it had said). */
+  end(stop: StopKind | undefined): Omit<FailedEnd, 'status' | 'rollback'>;
+  /** Publishes the end events (`error` for a failure, then `done`) and waits for them. */
+  announce(status: FailedEnd['status']): Promise<void>;
+}
+
 /**
  * The worker's face of the run engine (DESIGN §22): take, breakpoint, park, finish, hand back.
  * Each pairs the attempt's hold in Redis (src/engine/run-lease.ts) with the row in Postgres
@@ -26,8 +45,8 @@ export type Admission = 'start' | 'wait' | 'predecessor' | 'end';
  */
 export class WorkerEngine {
   constructor(
-    readonly store: RunStore,
-    readonly lease: RunLease,
+    private readonly store: RunStore,
+    private readonly lease: RunLease,
     private readonly logger: Logger,
   ) {}
 
@@ -101,19 +120,81 @@ export class WorkerEngine {
     return this.lease.release(ref, owner);
   }
 
-  /** `succeeded`: the final row, the answer and the webhook outbox, in one transaction. */
-  succeed(run: Run, end: SucceededEnd): ReturnType<RunStore['succeed']> {
-    return this.store.succeed(run, end);
+  /**
+   * `succeeded`, once finishRun said `finished` (the loop's tryFinish): the final row, the answer and
+   * the webhook outbox in one transaction, then `announce` publishes `answer` and `done`, then the
+   * run is forgotten. A worker dying between the row and `done` leaves a final run whose next job
+   * publishes its end again (endAgain). The webhook deliveries to dispatch.
+   */
+  async endSucceeded(run: Run, end: SucceededEnd, announce: (messageId: string) => Promise<void>): Promise<string[]> {
+    const { messageId, deliveries } = await this.store.succeed(run, end);
+    await announce(messageId);
+    await this.lease.forget(runRef(run));
+    return deliveries;
   }
 
-  /** `failed` / `cancelled` / `interrupted` / `rolled_back`: the final row and the webhook outbox. */
-  fail(run: Run, end: FailedEnd): ReturnType<RunStore['fail']> {
-    return this.store.fail(run, end);
+  /**
+   * `failed` / `cancelled` / `interrupted` / `rolled_back`: why a cancelled run stops is read before
+   * the release clears it, the conversation released, then the final row and the webhook outbox,
+   * the end events, and the run forgotten. Its status and the webhook deliveries to dispatch.
+   */
+  async endFailed(run: Run, attempt: FailingAttempt): Promise<{ status: FailedEnd['status']; deliveries: string[] }> {
+    const ref = runRef(run);
+    const stop = attempt.cancelled ? await this.lease.stopKind(ref) : undefined;
+    await attempt.release();
+    const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
+    const { deliveries } = await this.store.fail(run, { ...attempt.end(stop), status, rollback: stop === 'rollback' });
+    await attempt.announce(status);
+    await this.lease.forget(ref);
+    return { status, deliveries };
   }
 
-  /** Once `done` is in the stream: the run's numbering and approvals go (any later publish is superseded). */
-  forget(ref: RunRef): Promise<void> {
-    return this.lease.forget(ref);
+  /**
+   * A job delivered for a run that is already final (a worker died after writing the final row,
+   * before publishing the end): `announce` publishes the end again from the row and its answer,
+   * unless the stream already ends with `done` (or has expired); then the run is forgotten as its
+   * first end would have.
+   */
+  async endAgain(run: Run, announce: (answer: Message | undefined) => Promise<void>): Promise<void> {
+    const ref = runRef(run);
+    const last = await this.lease.lastEvent(ref);
+    if (last && last.type !== 'done') await announce(await this.store.answerOf(run));
+    await this.lease.forget(ref);
+  }
+
+  /** Appends the attempt's events to the run's stream (fenced by `owner`, idempotent per scope and seq). */
+  publish(ref: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
+    return this.lease.publish(ref, owner, events);
+  }
+
+  /** Registers the calls that wait for a person's decision or the client's output, and reads their answers (RunLease.requestApprovals). */
+  requestApprovals(...args: Parameters<RunLease['requestApprovals']>): ReturnType<RunLease['requestApprovals']> {
+    return this.lease.requestApprovals(...args);
+  }
+
+  /** The loop's state, fenced by the attempt that owns the run. */
+  saveCheckpoint(runId: string, attempt: number, checkpoint: string): Promise<void> {
+    return this.store.saveCheckpoint(runId, attempt, checkpoint);
+  }
+
+  /** The conversation's new summary and the checkpoint after it, in one fenced statement (DESIGN §20). */
+  compact(run: Run, compaction: Compaction): Promise<void> {
+    return this.store.compact(run, compaction);
+  }
+
+  /** Whether the run holds its conversation now (a queued run admitted while its job was being delayed). */
+  holds(ref: RunRef): Promise<boolean> {
+    return this.lease.holds(ref);
+  }
+
+  /** Whether a parked run must wake: every call answered, or a cancel accepted (the wake sweep's check). */
+  shouldWake(ref: RunRef): Promise<boolean> {
+    return this.lease.shouldWake(ref);
+  }
+
+  /** How often a running attempt keeps its hold alive: ten times within the hold's life. */
+  get heartbeatMs(): number {
+    return (this.lease.options.markerTtlSeconds * 1000) / 10;
   }
 
   /** `handed_back`: the attempt gives the run back to the queue (shutdown, outage). */

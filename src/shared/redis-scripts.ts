@@ -41,7 +41,7 @@ export interface ScriptCommands {
   requestApprovals(sequenceKey: string, approvalsKey: string, owner: string, ttlSeconds: number, deadlineMs: number, kind: 'approval' | 'client', nowMs: number, ...callIds: string[]): Promise<string[]>;
   recordToolOutputs(approvalsKey: string, cancelKey: string, ...callIdsAndOutputs: string[]): Promise<[number, string?]>;
   decideApproval(approvalsKey: string, callId: string, decision: string): Promise<number>;
-  parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, userParkable: string, runId: string, ttlSeconds: number, parkableTtlSeconds: number): Promise<number>;
+  parkRun(approvalsKey: string, activeKey: string, injectsKey: string, userRuns: string, cancelKey: string, userParkable: string, runId: string, ttlSeconds: number, parkableTtlSeconds: number, mode: 'park' | 'look'): Promise<number>;
   takeAttempt(sequenceKey: string, attempt: number): Promise<number>;
   holdConversation(activeKey: string, queueKey: string, mode: 'hold' | 'release' | 'linger', tombstone: string, seconds: number): Promise<number>;
   finishRun(injectsKey: string, activeKey: string, cancelKey: string, userRuns: string, sequenceKey: string, queueKey: string, approvalsKey: string, userParkable: string, runId: string, honourCancel: 0 | 1, owner: string, ttlSeconds: number): Promise<[number, string]>;

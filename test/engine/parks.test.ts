@@ -100,6 +100,21 @@ describe('waiting for approval', () => {
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'waiting' });
   });
 
+  it('one rule of waking: the park and a look (the sweep, the web) decide alike, whether a call waits, all are answered, a cancel is pending, or no call is recorded', async () => {
+    const decide = async (ref: RunRef) => [await engine.worker.shouldWake(ref), await engine.worker.park(ref, 120)];
+    const waiting = await parked('approval');
+    expect(await decide(waiting.ref)).toEqual([false, false]);
+    expect(await engine.web.decide(waiting.ref, 'c1', { decision: 'approve' })).toBe('all_decided');
+    expect(await decide(waiting.ref)).toEqual([true, true]);
+    const cancelled = await parked('client');
+    expect(await engine.web.cancel(cancelled.ref)).toBe('active');
+    expect(await decide(cancelled.ref)).toEqual([true, true]);
+    // Its calls lost from Redis: nothing to wake for (its job wakes at its deadline), by either.
+    const lost = await parked('approval');
+    await engine.redis.del(engine.keys.runApprovals(lost.ref));
+    expect(await decide(lost.ref)).toEqual([false, false]);
+  });
+
   it('a cancel of a parked run is accepted (its marker is held) and the woken attempt sees it at its take', async () => {
     const { ref } = await parked('approval');
     expect(await engine.web.cancel(ref)).toBe('active');

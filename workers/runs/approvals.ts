@@ -1,4 +1,4 @@
-import type { ApprovalDecision, RunLease, RunRef } from '../../src/engine/run-lease.js';
+import type { ApprovalDecision, RunRef } from '../../src/engine/worker-engine.js';
 import { clientCallId, type ClientToolCall } from '../../src/shared/client-tools.js';
 import { needsApproval, type ToolApproval } from '../../src/shared/tools.js';
 import type { ToolCall } from '../models/types.js';
@@ -27,6 +27,15 @@ export interface WaitTimeouts {
 }
 
 /**
+ * The run engine's record of calls that wait for an answer (WorkerEngine.requestApprovals): registers
+ * them (fenced by `owner`), keeping answers already given, and reads each one's answer (undefined while
+ * it waits), deadline, and whether it expired.
+ */
+export interface ApprovalRequests {
+  requestApprovals(run: RunRef, owner: string, callIds: string[], deadlineMs: number, ttlSeconds: number, kind: 'approval' | 'client', nowMs: number): Promise<{ answers: (unknown | undefined)[]; deadlines: number[]; expired: boolean[] }>;
+}
+
+/**
  * What the calls of one run attempt wait on (DESIGN §11, §23): a person's decision on calls the
  * agent gates, and the client's output of calls of its client tools. Asking is idempotent (a
  * resumed attempt asks again for the same calls and gets the answers given meanwhile); a call
@@ -34,7 +43,7 @@ export interface WaitTimeouts {
  */
 export class ToolApprovals {
   constructor(
-    private readonly lease: RunLease,
+    private readonly requests: ApprovalRequests,
     private readonly ref: RunRef,
     private readonly owner: string,
     private readonly rule: ToolApproval,
@@ -87,7 +96,7 @@ export class ToolApprovals {
     const timeoutMs = kind === 'client' ? this.timeouts.clientMs : this.timeouts.approvalMs;
     const ttlSeconds = Math.ceil(Math.max(this.timeouts.approvalMs, this.timeouts.clientMs) / 1000) + KEEP_AFTER_DEADLINE_SECONDS;
     const now = Date.now();
-    const { answers, deadlines, expired } = await this.lease.requestApprovals(this.ref, this.owner, ids, now + timeoutMs, ttlSeconds, kind, now);
+    const { answers, deadlines, expired } = await this.requests.requestApprovals(this.ref, this.owner, ids, now + timeoutMs, ttlSeconds, kind, now);
     const waitingIds = ids.filter((_, i) => answers[i] === undefined);
     if (waitingIds.length === 0) return new Map(ids.map((id, i) => [id, answers[i]]));
     // Expired in the same step as the read (requestApprovals-2.lua): an answer arriving now is refused, not accepted and ignored.

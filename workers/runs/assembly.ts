@@ -9,6 +9,7 @@ import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
 import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
 import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { RunStore } from '../../src/engine/run-store.js';
+import { WorkerEngine } from '../../src/engine/worker-engine.js';
 import { RUN_QUEUE, WEBHOOK_QUEUE, wakeRunJob, type RunJob, type WebhookJob } from '../../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import { searchKnowledgeBases } from '../../src/knowledge/retrieval.js';
@@ -44,6 +45,8 @@ export interface WorkerClients {
   metrics?: Metrics;
   /** CPU work on callers' schemas off the event loop (the worker's CpuPool); inline when absent (in-process tests). */
   cpu?: CpuWork;
+  /** The run engine's Redis side, when the caller brings its own (benchmarks time its calls). */
+  lease?: RunLease;
 }
 
 /** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
@@ -55,8 +58,8 @@ function modelProviders(config: Config, logger: Logger, metrics: Metrics): (mode
 }
 
 /**
- * What a worker process's runs share, built once from config and live clients: the run store
- * and lease, the models, knowledge search, one outbound pool, tool-list cache and sealer for
+ * What a worker process's runs share, built once from config and live clients: the run engine
+ * (its store and lease), the models, knowledge search, one outbound pool, tool-list cache and sealer for
  * connector calls, and webhook delivery (first attempts at once, retries through the queue). The
  * worker entry, benchmarks and tests all build it here.
  */
@@ -79,8 +82,11 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const knowledge = knowledgeParts(config, knex);
   const memories = buildMemoryService(config, knex, knowledge);
   const deps: ExecutorDeps = {
-    store: new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }),
-    lease: new RunLease(redis, keys, leaseOptions(config.runs)),
+    engine: new WorkerEngine(
+      new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }),
+      clients.lease ?? new RunLease(redis, keys, leaseOptions(config.runs)),
+      logger,
+    ),
     webhooks,
     logger,
     metrics,

@@ -1,4 +1,3 @@
-import type { RunStore } from '../../src/engine/run-store.js';
 import type { Citation, Usage } from '../../src/shared/events.js';
 import type { ChatMessage, PlanNode, ToolCall } from '../models/types.js';
 
@@ -57,12 +56,17 @@ export function readCheckpoint(value: unknown): Checkpoint | undefined {
   return candidate?.version === 1 && (candidate.loop || candidate.compacted) ? (candidate as Checkpoint) : undefined;
 }
 
+/** Where checkpoints are kept: the run's row (WorkerEngine.saveCheckpoint), fenced by the attempt. */
+export interface CheckpointStore {
+  saveCheckpoint(runId: string, attempt: number, checkpoint: string): Promise<void>;
+}
+
 /** Writes checkpoints in the order they were taken, fenced by the attempt that owns the run. */
 export class CheckpointWriter {
   private chain: Promise<void>;
 
   constructor(
-    private readonly store: RunStore,
+    private readonly store: CheckpointStore,
     private readonly runId: string,
     private readonly attempt: number,
     /** The attempt's claim: checkpoints are written after it. */

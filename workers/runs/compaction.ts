@@ -1,4 +1,5 @@
-import type { CountedMessage, HistoryMessage, LoadedRun, RunStore } from '../../src/engine/run-store.js';
+import type { Compaction, CountedMessage, HistoryMessage, LoadedRun } from '../../src/engine/worker-engine.js';
+import type { Run } from '../../src/db/models.js';
 import {
   budgetOf,
   fitSummary,
@@ -26,6 +27,11 @@ export interface PreparedHistory {
   counter: TokenCounter;
 }
 
+/** Where a compaction is kept (WorkerEngine.compact): the new summary and the checkpoint after it, in one fenced statement. */
+export interface HistoryCompactor {
+  compact(run: Run, compaction: Compaction): Promise<void>;
+}
+
 const chat = (m: Pick<HistoryMessage, 'role' | 'content' | 'injected'>): ChatMessage =>
   m.role === 'user' ? { role: 'user', content: m.content, injected: m.injected } : { role: m.role, content: m.content };
 
@@ -39,7 +45,7 @@ const chat = (m: Pick<HistoryMessage, 'role' | 'content' | 'injected'>): ChatMes
  * is used as it is, so a resumed run never summarises again or differently.
  */
 /** `reserved`: tokens kept free for what joins the system message after (recalled memories, DESIGN §25). */
-export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options: { window: number; compact: boolean; store: RunStore; reserved?: number }): Promise<PreparedHistory> {
+export async function prepareHistory(ctx: RunContext, loaded: LoadedRun, options: { window: number; compact: boolean; store: HistoryCompactor; reserved?: number }): Promise<PreparedHistory> {
   const counter = await tokenizer();
   const counted: CountedMessage[] = [];
   const sizes = loaded.history.map((m) => {

@@ -8,10 +8,7 @@ import { DEFAULT_SETTINGS, LOCAL_MODEL, withSampling } from '../../src/shared/mo
 import type { Sampling } from '../../src/shared/sampling.js';
 import { schemaFormat, type OutputFormat } from '../../src/shared/output-schema.js';
 import { emptyUsage } from '../../src/shared/events.js';
-import type { BreakpointState, RunLease, RunRef } from '../../src/engine/run-lease.js';
-import type { HistoryBound, LoadedRun, RunStore } from '../../src/engine/run-store.js';
-import { WorkerEngine } from '../../src/engine/worker-engine.js';
-import { runRef } from '../../src/engine/web-engine.js';
+import { runRef, type BreakpointState, type HistoryBound, type LoadedRun, type RunRef, type WorkerEngine } from '../../src/engine/worker-engine.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, HISTORY_MAX_MESSAGES, HISTORY_WINDOWS, LOCAL_CONTEXT_WINDOW } from '../../src/shared/context-window.js';
 import { prepareHistory, type PreparedHistory } from './compaction.js';
 import { RunContext, type AgentSettings, type LoopOutcome, type ToolServices } from './run-context.js';
@@ -91,8 +88,8 @@ export interface Assignment {
 }
 
 export interface ExecutorDeps extends ToolServices {
-  store: RunStore;
-  lease: RunLease;
+  /** The run engine (DESIGN §22): every write of the run goes through it. */
+  engine: WorkerEngine;
   /** Delivers a run's webhooks (DESIGN §10): its final (or waiting) state's outbox rows. */
   webhooks: { dispatch(deliveryIds: string[]): void };
   modelFor(model: string): ModelProvider;
@@ -137,12 +134,12 @@ export class RunExecutor {
   private readonly engine: WorkerEngine;
 
   constructor(private readonly deps: ExecutorDeps) {
-    this.engine = new WorkerEngine(deps.store, deps.lease, deps.logger);
+    this.engine = deps.engine;
   }
 
   async execute(assignment: Assignment, cancel: AbortController, control: RunControl): Promise<ExecutionResult> {
     const { runId, attempt, crashes } = assignment;
-    const { lease, store, limits } = this.deps;
+    const { limits } = this.deps;
     const received = Date.now();
     const waiting = assignment.queued ? await this.awaitTurn(assignment) : undefined;
     if (waiting) return waiting;
@@ -181,10 +178,10 @@ export class RunExecutor {
       run, ref, agent, model, control, engine: this.engine, taken, claimed,
       // Client tools are offered beside the agent's (DESIGN §23); their calls park the run rather than run here.
       tools: clientTools.length > 0 ? toolset.tools.then((tools) => [...tools, ...clientTools]) : toolset.tools,
-      events: new RunEvents(lease, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents, claimed),
-      checkpoints: new CheckpointWriter(store, run.id, attempt, claimed),
+      events: new RunEvents(this.engine, ref, { deterministic: model.deterministic, attempt, seqs: checkpoint?.seqs }, limits.maxEvents, claimed),
+      checkpoints: new CheckpointWriter(this.engine, run.id, attempt, claimed),
       services: { ...this.deps, logger: log },
-      approvals: new ToolApprovals(lease, ref, String(attempt), agent.toolApproval, this.waitTimeouts, new Set(clientTools.map((t) => t.name))),
+      approvals: new ToolApprovals(this.engine, ref, String(attempt), agent.toolApproval, this.waitTimeouts, new Set(clientTools.map((t) => t.name))),
       activeBeforeMs: checkpoint?.activeMs ?? (run.started_at ? Date.now() - run.started_at.getTime() : 0),
       resumeFrom: checkpoint,
       budget: new RunBudget(this.deps.budgets, assignment.budgets ?? [], this.deps.budgetReservations ?? DEFAULT_RESERVATIONS),
@@ -194,7 +191,7 @@ export class RunExecutor {
     const deadline = this.watchDuration(ctx, cancel);
     const heartbeat = setInterval(() => {
       ctx.heartbeat().then(({ cancelPending }) => cancelPending && cancel.abort(new RunCancelled()), () => {});
-    }, (lease.options.markerTtlSeconds * 1000) / 10);
+    }, this.engine.heartbeatMs);
     const attemptRun = async (span?: AgentSpan) => {
       const ending = await this.runLoop(ctx, loaded, checkpoint, taken.cancelPending);
       span?.ended(outcomeOf(ending), ctx.usage);
@@ -228,7 +225,7 @@ export class RunExecutor {
 
   /** Whether a queued run's job, just delayed, was admitted meanwhile (the wake found it still active): promote it. */
   admitted(ref: RunRef): Promise<boolean> {
-    return this.deps.lease.holds(ref);
+    return this.engine.holds(ref);
   }
 
   /** RUN_MAX_DURATION_S counts the time a run spends running, across attempts (not waiting for approval). */
@@ -262,7 +259,7 @@ export class RunExecutor {
       const recalling = checkpoint || !ctx.agent.memoryAgentId ? undefined : recallBeforeRun(ctx);
       recalling?.catch(() => {});
       const reserved = recalling ? Math.floor(window * MEMORY_WINDOW_SHARE) : 0;
-      const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.deps.store, reserved });
+      const prepared = await prepareHistory(ctx, loaded, { window, compact: !checkpoint, store: this.engine, reserved });
       histories.set(ctx, prepared);
       const history = recalling ? await giveMemories(ctx, prepared.messages, await recalling, reserved, prepared.counter) : prepared.messages;
       const loop = checkpoint?.loop;
@@ -342,6 +339,7 @@ export class RunExecutor {
     return this.engine.parked(ref, Math.ceil(Math.max(approvalMs, clientMs) / 1000) + PARKED_MARGIN_SECONDS);
   }
 
+  /** The run's end, written by the engine in its crash-safe order; this attempt publishes the end events when asked. */
   private async finalize(ctx: RunContext, ending: LoopOutcome | RunFailure | RunCancelled, started: number): Promise<RunStatus> {
     const { run, usage } = ctx;
     await ctx.claimed;
@@ -349,26 +347,26 @@ export class RunExecutor {
       const { answer, output, finishReason, citations } = ending;
       const prepared = histories.get(ctx);
       const tokens = prepared ? { answerTokens: prepared.counter.count(answer), counted: prepared.counted } : {};
-      const { messageId, deliveries } = await this.engine.succeed(run, { answer, output, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens });
-      void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations, ...structured(output) }, END_SCOPE);
-      void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
-      await ctx.flush();
-      await this.engine.forget(runRef(ctx.run));
+      const deliveries = await this.engine.endSucceeded(run, { answer, output, finishReason, citations, usage, durationMs: Date.now() - started, model: ctx.agent.model, ...tokens }, async (messageId) => {
+        void ctx.publish('answer', { message_id: messageId, content: answer, finish_reason: finishReason, citations, ...structured(output) }, END_SCOPE);
+        void ctx.publish('done', { status: 'succeeded', usage, duration_ms: Date.now() - started }, END_SCOPE);
+        await ctx.flush();
+      });
       this.deliver(deliveries);
       await this.handOver(ctx);
       return 'succeeded';
     }
-    // Read before the release clears the flag: a newer run's interrupt or rollback (DESIGN §19), or a person's cancel.
-    const stop = ending instanceof RunCancelled ? await this.deps.lease.stopKind(runRef(run)) : undefined;
-    await ctx.release(0);
-    const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
     const error = ending instanceof RunFailure ? { code: ending.code, message: ending.message } : null;
-    const answer = ending instanceof BudgetSpent ? ending.answerSoFar : stop === 'interrupt' ? ctx.saidSoFar() : null;
-    const { deliveries } = await this.engine.fail(run, { status, error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer, rollback: stop === 'rollback' });
-    if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
-    void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
-    await ctx.flush();
-    await this.engine.forget(runRef(ctx.run));
+    const { status, deliveries } = await this.engine.endFailed(run, {
+      cancelled: ending instanceof RunCancelled,
+      release: () => ctx.release(0),
+      end: (stop) => ({ error, usage, durationMs: Date.now() - started, model: ctx.agent.model, answer: ending instanceof BudgetSpent ? ending.answerSoFar : stop === 'interrupt' ? ctx.saidSoFar() : null }),
+      announce: async (status) => {
+        if (ending instanceof RunFailure) void ctx.publish('error', { ...error!, retryable: ending.retryable }, END_SCOPE);
+        void ctx.publish('done', { status, usage, duration_ms: Date.now() - started }, END_SCOPE);
+        await ctx.flush();
+      },
+    });
     this.deliver(deliveries);
     await this.handOver(ctx);
     return status;
@@ -383,27 +381,17 @@ export class RunExecutor {
     if (deliveries.length > 0) this.deps.webhooks.dispatch(deliveries);
   }
 
-  /**
-   * A job delivered for a run that is already final (a worker died after writing the final row,
-   * before publishing the end): publish the end again, unless the stream already ends with `done`
-   * (or has expired), then forget the run as its first end would have.
-   */
-  private async republishEnd(run: Run, attempt: number): Promise<void> {
-    const ref = runRef(run);
-    const last = await this.deps.lease.lastEvent(ref);
-    if (last && last.type !== 'done') await this.publishEnd(run, attempt);
-    await this.deps.lease.forget(ref);
-  }
-
-  private async publishEnd(run: Run, attempt: number): Promise<void> {
-    const answer = await this.deps.store.answerOf(run);
-    const events = new RunEvents(this.deps.lease, runRef(run), { deterministic: true, attempt }, Infinity);
-    const usage = { ...emptyUsage(), ...run.usage };
-    const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
-    if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [], ...structured(run.output ?? undefined) }, END_SCOPE);
-    else if (run.error) void events.publish('error', { ...run.error, retryable: false }, END_SCOPE);
-    void events.publish('done', { status: run.status as 'succeeded', usage, duration_ms }, END_SCOPE);
-    await events.flush();
+  /** A job delivered for a run that is already final: the engine publishes its end again if the stream lacks it (WorkerEngine.endAgain). */
+  private republishEnd(run: Run, attempt: number): Promise<void> {
+    return this.engine.endAgain(run, async (answer) => {
+      const events = new RunEvents(this.engine, runRef(run), { deterministic: true, attempt }, Infinity);
+      const usage = { ...emptyUsage(), ...run.usage };
+      const duration_ms = run.finished_at && run.started_at ? run.finished_at.getTime() - run.started_at.getTime() : 0;
+      if (answer) void events.publish('answer', { message_id: answer.id, content: answer.content, finish_reason: run.finish_reason ?? 'stop', citations: answer.citations ?? [], ...structured(run.output ?? undefined) }, END_SCOPE);
+      else if (run.error) void events.publish('error', { ...run.error, retryable: false }, END_SCOPE);
+      void events.publish('done', { status: run.status as 'succeeded', usage, duration_ms }, END_SCOPE);
+      await events.flush();
+    });
   }
 }
 

@@ -5,8 +5,7 @@ import { timeOutcome, toolLabel, type Metrics } from '../../src/metrics/registry
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import type { RetrievedChunk } from '../../src/knowledge/retrieval.js';
 import { emptyUsage, type Citation, type EventData, type EventType, type Usage } from '../../src/shared/events.js';
-import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from '../../src/engine/run-lease.js';
-import type { WorkerEngine } from '../../src/engine/worker-engine.js';
+import type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef, WorkerEngine } from '../../src/engine/worker-engine.js';
 import type { InjectPayload } from '../../src/shared/redis-keys.js';
 import type { GenerationSettings } from '../../src/shared/model-settings.js';
 import type { OutputCheck, OutputFormat } from '../../src/shared/output-schema.js';

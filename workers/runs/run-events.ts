@@ -1,5 +1,5 @@
 import type { EventData, EventType } from '../../src/shared/events.js';
-import type { OutgoingEvent, RunLease, RunRef } from '../../src/engine/run-lease.js';
+import type { OutgoingEvent, RunRef } from '../../src/engine/worker-engine.js';
 import { RunFailure } from './run-control.js';
 
 /** The event scope of everything that happens in order; DAG nodes running side by side get their own. */
@@ -10,6 +10,11 @@ export const MAIN_SCOPE = 'run';
  */
 export const END_SCOPE = 'end';
 export const nodeScope = (nodeId: string) => `node:${nodeId}`;
+
+/** Where a run's events go: the run engine's stream (WorkerEngine.publish), fenced by the attempt that owns the run. */
+export interface EventPublisher {
+  publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number>;
+}
 
 /** Events waiting to be sent past which `publish` makes its caller wait for them (backpressure). */
 const HIGH_WATER = 256;
@@ -42,7 +47,7 @@ export class RunEvents {
   private refused: unknown;
 
   constructor(
-    private readonly lease: RunLease,
+    private readonly publisher: EventPublisher,
     private readonly run: RunRef,
     private readonly numbering: EventNumbering,
     /** RUN_MAX_EVENTS: past it the run fails (its end events are not counted). */
@@ -143,7 +148,7 @@ export class RunEvents {
     this.sent = this.sent.then(() =>
       this.failure || this.refused
         ? undefined
-        : this.lease.publish(this.run, this.owner, batch).catch((err: unknown) => {
+        : this.publisher.publish(this.run, this.owner, batch).catch((err: unknown) => {
             this.failure ??= err;
           }),
     );

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Logger } from '../../src/logger.js';
-import type { RunLease } from '../../src/engine/run-lease.js';
+import type { RunRef } from '../../src/engine/worker-engine.js';
 import { wakeRunJob, type RunJob } from '../../src/shared/jobs.js';
 import { PARKED_RUN_STATUSES } from '../../src/shared/run-statuses.js';
 import { SweepCursor } from '../../src/db/sweep-cursor.js';
@@ -16,6 +16,11 @@ export function parkedRuns(knex: Knex, cursor = new SweepCursor(SWEEP_BATCH)): P
   return cursor.next<ParkedRun>(knex('runs').select('id', 'conversation_id', 'user_id').whereIn('status', PARKED_RUN_STATUSES));
 }
 
+/** The one rule of whether a parked run must wake (WorkerEngine.shouldWake). */
+export interface WakeRule {
+  shouldWake(run: RunRef): Promise<boolean>;
+}
+
 export interface WakeSweep {
   /** Looks at the next batch of parked runs (after the last one looked at, from the first again after the last); how many. */
   sweep(): Promise<number>;
@@ -27,12 +32,12 @@ export interface WakeSweep {
  * checking its decisions would leave it asleep until its deadline. Every worker looks, now and
  * then, for parked runs (approvals or client tool outputs) whose calls are all answered (or that were cancelled) and wakes them.
  */
-export function startWakeSweep(knex: Knex, lease: RunLease, queue: Queue<RunJob>, logger: Logger, { batch = SWEEP_BATCH } = {}): WakeSweep {
+export function startWakeSweep(knex: Knex, rule: WakeRule, queue: Queue<RunJob>, logger: Logger, { batch = SWEEP_BATCH } = {}): WakeSweep {
   const cursor = new SweepCursor(batch);
   const sweep = async () => {
     const runs = await parkedRuns(knex, cursor);
     for (const run of runs) {
-      if (await lease.shouldWake({ id: run.id, conversationId: run.conversation_id, userId: run.user_id })) await wakeRunJob(queue, run.id);
+      if (await rule.shouldWake({ id: run.id, conversationId: run.conversation_id, userId: run.user_id })) await wakeRunJob(queue, run.id);
     }
     return runs.length;
   };
