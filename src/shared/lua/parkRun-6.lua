@@ -16,21 +16,17 @@
   ARGV[3] seconds its KEYS[6] entry must last (the wait and the run's longest time running after it)
   ARGV[4] 'park', or 'look' (the decision only; ARGV[2] and ARGV[3] unused)
 
-  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `wake` when a cancel is pending or it
-  waits on calls and every one is answered (wake it now), else 0 `keep_waiting`.
+  Returns (outcomes named in src/engine/script-outcomes.ts) 1 `wake` when a cancel is pending or no
+  call is still pending (every one answered; or none recorded, Redis having lost them: the woken
+  attempt registers them again, so its client can answer), else 0 `keep_waiting`.
 ]]
 local function mustWake()
   if redis.call('EXISTS', KEYS[5]) == 1 then return 1 end
   local entries = redis.call('HGETALL', KEYS[1])
-  local calls = 0
   for i = 1, #entries, 2 do
-    if string.sub(entries[i], 1, 5) == 'call:' then
-      if entries[i + 1] == 'pending' then return 0 end
-      calls = calls + 1
-    end
+    if string.sub(entries[i], 1, 5) == 'call:' and entries[i + 1] == 'pending' then return 0 end
   end
-  if calls > 0 then return 1 end
-  return 0
+  return 1
 end
 if ARGV[4] == 'look' then return mustWake() end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
