@@ -19,9 +19,7 @@ import { WebhookService } from './webhooks/service.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { KnowledgeService } from './knowledge/service.js';
 import { knowledgeParts as buildKnowledgeParts } from './knowledge/assembly.js';
-import { RunLease, leaseOptions } from './engine/run-lease.js';
-import { RunStore } from './engine/run-store.js';
-import { WebEngine } from './engine/web-engine.js';
+import { buildWebEngine } from './engine/web-engine.js';
 import { RunService, runLimits } from './runs/service.js';
 import { EventRelay } from './runs/relay.js';
 import type { SseStream } from './http/sse.js';
@@ -94,29 +92,28 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   // Token budgets' counters (DESIGN §18): read by the records that show them and by every run's start.
   const budgets = new BudgetLedger(redis, keys);
   const apiKeys = new ApiKeyService(models, cache, usage, audit, budgets);
-  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
-  const runStore = new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements });
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
-  // Administration acts on runs only through the run engine (the web's cancel path).
-  const userAdmin = new UserAdminService(knex, models, cache, audit, new WebEngine(runStore, lease, queue), budgets);
+  // The web's one run engine: runs, their streams, erasures and administration act on runs only through it.
+  const engine = buildWebEngine({ knex, models, redis, keys, queue }, { runs: config.runs, preparedStatements: config.databasePreparedStatements });
+  const userAdmin = new UserAdminService(knex, models, cache, audit, engine, budgets);
   // Request rate limits (DESIGN §18): one Redis script per request of a limited credential.
   const rateLimiter = new RateLimiter(redis, keys);
-  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, lease, runStore, queue, userAdmin, budgets, rateLimiter };
+  return { ...clients, models, keys, jwt, cache, usage, authenticator, sessions, apiKeys, audit, engine, queue, userAdmin, budgets, rateLimiter };
 }
 
 /** Wires the web tier's services from live clients. Entry points and tests both call this. */
 export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const identity = buildIdentityServices(clients, options);
   const { knex, redis, subscriber, reader, logger } = clients;
-  const { models, keys, lease, audit, budgets, runStore, queue } = identity;
+  const { models, keys, engine, audit, budgets, queue } = identity;
   const metrics = clients.metrics ?? new Metrics(clients.config.metrics.enabled);
   const cpu = clients.cpu ?? inlineCpu;
   const files = new FileService(knex, models.File, new PostgresFileStorage(knex), new ImageProcessor(imageLimits(clients.config.files)), clients.config.files);
   const conversations = new ConversationService(models, files);
   // DESIGN §20: DELETE /api/conversations/{id} (the workers' retention job builds its own).
-  const conversationEraser = new ConversationEraser(knex, lease, audit);
-  const runs = new RunService(models, conversations, files, runStore, lease, queue, runLimits(clients.config), audit, metrics, budgets, cpu);
-  const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'event relay read failed'));
+  const conversationEraser = new ConversationEraser(knex, engine, audit);
+  const runs = new RunService(models, conversations, files, engine, runLimits(clients.config), audit, metrics, budgets, cpu);
+  const relay = new EventRelay(subscriber, reader, engine.streams, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
   const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
   const knowledgeParts = buildKnowledgeParts(clients.config, knex);
@@ -145,6 +142,6 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const evals = new EvalService(knex, evalQueue, (userId, runId) => runs.cancel(userId, runId), { activePerUser: clients.config.evals.activePerUser, gateway: Boolean(clients.config.model.gateway.url) });
   // DESIGN §25: the user's memories, embedded by MEMORY_EMBEDDING_MODEL.
   const memories = buildMemoryService(clients.config, knex, knowledgeParts);
-  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, lease, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue, memories };
+  return { ...identity, ...clients, metrics, cpu, queue, ingestQueue, runs, relay, openStreams, knowledge, knowledgeParts, connectors, agents, conversations, conversationEraser, files, webhooks, runReports, modelPrices, queueStats, dashboardTickets, webhookQueue, queues, schedules, scheduleQueue, datasets, evals, evalQueue, memories };
 }
 export type Services = ReturnType<typeof buildServices>;

@@ -4,6 +4,7 @@ import { ofType, stream, type ReceivedEvent, type StreamResult } from './support
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { RunService } from '../src/runs/service.js';
+import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
 import { TestGateway } from './support/gateway.js';
 import { chat, native, responses } from './support/gateway-frames.js';
 import { TOOL_OUTPUT_MAX_BYTES } from '../src/shared/client-tools.js';
@@ -268,7 +269,7 @@ describe('a client tool call', () => {
     const other = await stack.user();
     // Only its models are used here: the other parts stay unset.
     const unused = undefined as never;
-    const runs = new RunService(stack.identity.models, unused, unused, unused, unused, unused, unused, unused, unused, unused);
+    const runs = new RunService(stack.identity.models, unused, unused, unused, unused, unused, unused, unused);
     const flow = whenParked(async (runId, calls) => {
       const ids = calls.map((c) => c.id);
       expect((await runs.findRequiringAction(user.id, ids))?.id).toBe(runId);
@@ -312,12 +313,14 @@ describe('a gateway model', () => {
 });
 
 describe('deadlines of what a run waits on', () => {
+  /** The run's Redis side as the engine drives it, both halves (the worker's requestApprovals, the web's decide and outputs). */
+  const lease = () => new RunLease(stack.identity.redis, stack.identity.keys, leaseOptions(stack.identity.config.runs));
   /** A run's waits in Redis, asked for directly (the worker's requestApprovals), owned by attempt 1, at time 0 (before every deadline here, so none expires). */
   async function waits() {
     const { user } = await stack.user();
     const ref = { id: crypto.randomUUID(), conversationId: crypto.randomUUID(), userId: user.id };
     await stack.redis.hset(stack.identity.keys.runSequence(ref), 'owner', '1');
-    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => stack.identity.lease.requestApprovals(ref, '1', ids, deadlineMs, 3600, kind, 0) };
+    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => lease().requestApprovals(ref, '1', ids, deadlineMs, 3600, kind, 0) };
   }
 
   it.each(['approval', 'client'] as const)('a %s asked again keeps its first deadline; a later park of the same run gets a fresh one', async (kind) => {
@@ -325,8 +328,8 @@ describe('deadlines of what a run waits on', () => {
     expect((await ask(['a'], 1000, kind)).deadlines).toEqual([1000]);
     // A resumed attempt asking again for the same call keeps the deadline it parked with.
     expect((await ask(['a'], 5000, kind)).deadlines).toEqual([1000]);
-    if (kind === 'approval') expect(await stack.identity.lease.decide(ref, 'a', { decision: 'approve' })).toBe('all_decided');
-    else expect((await stack.identity.lease.recordToolOutputs(ref, [{ call_id: 'a', output: 'x' }])).outcome).toBe('all_answered');
+    if (kind === 'approval') expect(await lease().decide(ref, 'a', { decision: 'approve' })).toBe('all_decided');
+    else expect((await lease().recordToolOutputs(ref, [{ call_id: 'a', output: 'x' }])).outcome).toBe('all_answered');
     // The next step's calls, later in the same run: their own, fresh deadline.
     const second = await ask(['a', 'b'], 9000, kind);
     expect(second.deadlines).toEqual([1000, 9000]);
@@ -338,8 +341,8 @@ describe('deadlines of what a run waits on', () => {
     const { ask, ref } = await waits();
     await ask(['gated'], 1000, 'approval');
     await ask(['client'], 1000, 'client');
-    expect(await stack.identity.lease.decide(ref, 'client', { decision: 'approve' })).toBe('not_pending');
-    expect(await stack.identity.lease.recordToolOutputs(ref, [{ call_id: 'gated', output: 'x' }])).toEqual({ outcome: 'not_pending', callId: 'gated' });
+    expect(await lease().decide(ref, 'client', { decision: 'approve' })).toBe('not_pending');
+    expect(await lease().recordToolOutputs(ref, [{ call_id: 'gated', output: 'x' }])).toEqual({ outcome: 'not_pending', callId: 'gated' });
   });
 });
 

@@ -121,7 +121,7 @@ describe('constant cost as data grows', () => {
     expect((await app.request('PATCH', `/api/conversations/${conversationId}`, { ...jwt, body: { title: 'cost', metadata: { project: 'cost' } } })).status).toBe(200);
     expect((await app.request('GET', `/api/conversations?agent_id=${agent.body.id}&metadata[project]=cost`, jwt)).body.total).toBe(1);
     expect((await app.request('DELETE', `/api/conversations/${conversationId}`, jwt)).status).toBe(204);
-    await new ConversationEraser(knex, app.services.lease, app.services.audit).expireIdle(1);
+    await new ConversationEraser(knex, app.services.engine, app.services.audit).expireIdle(1);
 
     const statements = new Map(recorded.filter((q) => !/^(begin|commit|rollback|select 1)/i.test(q.sql.trim())).map((q) => [q.sql, q]));
     expect(statements.size).toBeGreaterThan(10);

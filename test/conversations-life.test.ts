@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createDatabase } from './support/database.js';
 import { ConversationEraser, DEFAULT_ERASE } from '../src/conversations/erase.js';
+import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
 
 /**
  * The life of conversations (DESIGN §20) in one process, no worker: PATCH, paging, filters,
@@ -196,7 +197,9 @@ describe('GET /api/conversations filters', () => {
 
 describe('DELETE /api/conversations/{id}', () => {
   it('409 while a run holds it (nothing deleted); 204 after: messages and stream gone, the run kept without content', async () => {
-    const { knex, keys, redis, lease } = app.services;
+    const { knex, keys, redis, config } = app.services;
+    // The test plays the worker: it ends the run on the run's Redis side itself.
+    const lease = new RunLease(redis, keys, leaseOptions(config.runs));
     const started = await call('POST', '/api/runs', { mode: 'react', q: 'What is 6*7?' });
     expect(started.status).toBe(202);
     const { run_id: runId, conversation_id: id } = started.body;
@@ -239,11 +242,11 @@ describe('DELETE /api/conversations/{id}', () => {
   });
 
   it('while it is being deleted no run starts on it (any strategy) and no inject is taken', async () => {
-    const { lease } = app.services;
+    const { engine } = app.services;
     const id = await seedConversation(owner.user.id, { messages: 2 });
-    const hold = await lease.holdForDeletion(owner.user.id, id);
+    const hold = await engine.holdForDeletion(owner.user.id, id);
     expect(hold).not.toBeNull();
-    expect(await lease.holdForDeletion(owner.user.id, id)).toBeNull();
+    expect(await engine.holdForDeletion(owner.user.id, id)).toBeNull();
     for (const strategy of ['reject', 'enqueue', 'interrupt', 'rollback']) {
       const res = await call('POST', '/api/runs', { mode: 'react', q: 'hello', conversation_id: id, multitask_strategy: strategy });
       expect(res.status, strategy).toBe(409);
@@ -266,7 +269,7 @@ describe('DELETE /api/conversations/{id}', () => {
     const ref = { id: first.body.run_id, conversationId: id, userId: owner.user.id };
     // The active run vanishes without handing over (its marker gone): the queued run still holds the conversation.
     await app.services.redis.del(app.services.keys.conversationActive(owner.user.id, id));
-    expect(await app.services.lease.holds(ref)).toBe(false);
+    expect(await app.services.redis.get(app.services.keys.conversationActive(owner.user.id, id))).not.toBe(ref.id);
     expect((await call('DELETE', `/api/conversations/${id}`)).status).toBe(409);
     expect(await messageCount(id)).toBe(2);
   });
@@ -274,7 +277,7 @@ describe('DELETE /api/conversations/{id}', () => {
 
 describe('retention (the job’s work, in process)', () => {
   it('deletes conversations idle past the retention in batches, audits each, keeps active and recent ones', async () => {
-    const { knex, lease, audit } = app.services;
+    const { knex, engine, audit } = app.services;
     const user = await app.signedInUser();
     const idle = await Promise.all(Array.from({ length: 5 }, () => seedConversation(user.user.id, { messages: 3 })));
     const recent = await seedConversation(user.user.id, { messages: 1 });
@@ -284,7 +287,7 @@ describe('retention (the job’s work, in process)', () => {
     await knex('runs').insert({ id: finishedRun, user_id: user.user.id, conversation_id: idle[0], mode: 'react', status: 'succeeded', query: 'old question', answer: 'old answer' });
     await knex('conversations').whereIn('id', [...idle, active]).update({ updated_at: knex.raw(`now() - interval '2 days'`) });
 
-    const eraser = new ConversationEraser(knex, lease, audit, { ...DEFAULT_ERASE, batchSize: 2 });
+    const eraser = new ConversationEraser(knex, engine, audit, { ...DEFAULT_ERASE, batchSize: 2 });
     const outcome = await eraser.expireIdle(1);
     expect(outcome).toMatchObject({ deleted: 5, batches: 3 });
     const left = await knex('conversations').where({ user_id: user.user.id }).pluck('id');
@@ -300,11 +303,11 @@ describe('retention (the job’s work, in process)', () => {
   });
 
   it('two jobs at once delete each conversation once', async () => {
-    const { knex, lease, audit } = app.services;
+    const { knex, engine, audit } = app.services;
     const user = await app.signedInUser();
     const idle = await Promise.all(Array.from({ length: 40 }, () => seedConversation(user.user.id, { messages: 1 })));
     await knex('conversations').whereIn('id', idle).update({ updated_at: knex.raw(`now() - interval '400 days'`) });
-    const eraser = new ConversationEraser(knex, lease, audit, { ...DEFAULT_ERASE, batchSize: 7 });
+    const eraser = new ConversationEraser(knex, engine, audit, { ...DEFAULT_ERASE, batchSize: 7 });
     const [a, b] = await Promise.all([eraser.expireIdle(365), eraser.expireIdle(365)]);
     expect(a.deleted + b.deleted).toBe(40);
     expect(await knex('audit_log').where({ action: 'conversation.expire' }).whereIn('target_id', idle).count({ n: '*' })).toEqual([{ n: '40' }]);

@@ -118,7 +118,7 @@ describe('the indexes of runs', () => {
   });
 
   it("plan a user's parked run (/v1) and the wake sweep on the partial index of active runs", async () => {
-    const runs = new RunService(models, undefined as never, undefined as never, undefined as never, undefined as never, undefined as never, { perUser: 1 }, undefined as never, undefined as never, undefined as never);
+    const runs = new RunService(models, undefined as never, undefined as never, undefined as never, { perUser: 1 }, undefined as never, undefined as never, undefined as never);
     const [byCalls] = await plansOf(async () => expect((await runs.findRequiringAction(me.user, ['call_1']))?.id).toBe(me.run));
     expect(byCalls).toContain('Index Scan runs_active');
     const [sweep] = await plansOf(async () => expect((await parkedRuns(knex)).length).toBeGreaterThan(0));

@@ -29,7 +29,7 @@ const tickArrivals = new EventEmitter();
 beforeAll(async () => {
   database = await createDatabase();
   app = await startTestApp({ env: { DATABASE_URL: database.url, SCHEDULES_PER_USER: String(PER_USER), SCHEDULE_MIN_INTERVAL_S: String(MIN_INTERVAL_S) } });
-  const { config, knex, models } = app.services;
+  const { config, knex, models, engine } = app.services;
   const sink = new Writable({
     write(chunk, _encoding, done) {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
@@ -40,7 +40,8 @@ beforeAll(async () => {
     },
   });
   workerRedis = createRedis(config.redis, 'worker-commands', 'test-schedule-worker');
-  worker = await startScheduleWorker(config, { knex, models, redis: workerRedis, logger: createLogger('debug', 'worker', sink) });
+  // In process, the worker's ticks start runs through the app's run engine.
+  worker = await startScheduleWorker(config, { knex, models, redis: workerRedis, engine, logger: createLogger('debug', 'worker', sink) });
 });
 afterAll(async () => {
   await worker?.close();

@@ -5,7 +5,7 @@ import type { Logger } from '../src/logger.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
-import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
+import type { WebEngine } from '../src/engine/web-engine.js';
 import { AuditLog } from '../src/audit/log.js';
 import { ConversationEraser, DEFAULT_ERASE, type EraseOptions } from '../src/conversations/erase.js';
 
@@ -27,11 +27,13 @@ export interface RetentionClients {
   /** The worker's command connection (scripts registered). */
   redis: ScriptedRedis;
   logger: Logger;
+  /** The worker's web-side run engine: conversations are held and runs' streams dropped through it. */
+  engine: Pick<WebEngine, 'holdForDeletion' | 'discardStream'>;
 }
 
 /** The retention job's work, apart from BullMQ (the bench and the tests call it too). */
-export function retentionEraser(config: Config, { knex, redis }: Pick<RetentionClients, 'knex' | 'redis'>, options: EraseOptions = DEFAULT_ERASE): ConversationEraser {
-  return new ConversationEraser(knex, new RunLease(redis, redisKeys(config.redis), leaseOptions(config.runs)), new AuditLog(knex), options);
+export function retentionEraser({ knex, engine }: Pick<RetentionClients, 'knex' | 'engine'>, options: EraseOptions = DEFAULT_ERASE): ConversationEraser {
+  return new ConversationEraser(knex, engine, new AuditLog(knex), options);
 }
 
 export async function startRetentionWorker(config: Config, clients: RetentionClients): Promise<{ close(): Promise<void> }> {
@@ -45,7 +47,7 @@ export async function startRetentionWorker(config: Config, clients: RetentionCli
     await queue.close();
     return { close: async () => {} };
   }
-  const eraser = retentionEraser(config, clients);
+  const eraser = retentionEraser(clients);
   const connection = createRedis(config.redis, 'patient', 'worker-retention');
   const worker = new Worker(
     RETENTION_QUEUE,

@@ -8,11 +8,12 @@ import { Metrics } from '../src/metrics/registry.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
-import { RUN_QUEUE, SCHEDULE_QUEUE, ScheduleTickSchema, type RunJob, type ScheduleTick } from '../src/shared/jobs.js';
+import { SCHEDULE_QUEUE, ScheduleTickSchema, type ScheduleTick } from '../src/shared/jobs.js';
 import { ScheduleStore } from '../src/schedules/store.js';
 import { plannedAt, TickScheduler } from '../src/schedules/scheduler.js';
 import { TickProcessor } from './schedules/ticks.js';
 import { workerRunService } from './run-service.js';
+import type { WebEngine } from '../src/engine/web-engine.js';
 import { reconcileTimers } from './schedules/reconcile.js';
 
 /** Ticks in flight per worker process: each only starts a run (a few statements), so a few keep up with many schedules. */
@@ -25,6 +26,8 @@ export interface ScheduleWorkerClients {
   redis: ScriptedRedis;
   logger: Logger;
   metrics?: Metrics;
+  /** The worker's web-side run engine: ticks start runs through it. */
+  engine: WebEngine;
 }
 
 export interface RunningScheduleWorker {
@@ -60,11 +63,10 @@ function tickProcessor(ticks: TickProcessor, logger: Logger) {
 export async function startScheduleWorker(config: Config, clients: ScheduleWorkerClients): Promise<RunningScheduleWorker> {
   const { knex, models, redis, logger } = clients;
   const keys = redisKeys(config.redis);
-  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
   const store = new ScheduleStore(knex, models);
   const timers = new TickScheduler(scheduleQueue, redis);
-  const ticks = new TickProcessor(store, timers, workerRunService(config, clients, runQueue));
+  const ticks = new TickProcessor(store, timers, workerRunService(config, clients));
   const connection = createRedis(config.redis, 'patient', 'worker-schedules');
   const worker = new Worker<ScheduleTick>(SCHEDULE_QUEUE, tickProcessor(ticks, logger), {
     connection,
@@ -83,7 +85,7 @@ export async function startScheduleWorker(config: Config, clients: ScheduleWorke
     async close() {
       await worker.close();
       await reconciled;
-      await Promise.all([runQueue.close(), scheduleQueue.close()]);
+      await scheduleQueue.close();
       connection.disconnect();
     },
   };

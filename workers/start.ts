@@ -21,6 +21,7 @@ import { startScheduleWorker } from './schedules.js';
 import { startRetentionWorker } from './retention.js';
 import { startEvalWorker } from './evals/worker.js';
 import { CpuPool } from '../src/cpu/pool.js';
+import { buildWebEngine } from '../src/engine/web-engine.js';
 import { tokenizer } from '../src/shared/context-window.js';
 
 export interface RunningWorkers {
@@ -114,10 +115,12 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   await worker.waitUntilReady();
   const ingestion = await startIngestionWorker(config, knex, services.knowledge, keys.bullPrefix(INGEST_QUEUE), logger);
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
-  const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics });
-  const retention = await startRetentionWorker(config, { knex, redis, logger });
-  const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor, cpu });
   const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  // The web's side of the engine, once for the worker: schedules' ticks, evals' items and retention act on runs through it.
+  const engine = buildWebEngine({ knex, models, redis, keys, queue: runQueue }, { runs: config.runs, preparedStatements: config.databasePreparedStatements });
+  const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics, engine });
+  const retention = await startRetentionWorker(config, { knex, redis, logger, engine });
+  const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor, cpu, engine });
   const wakeSweep = startWakeSweep(knex, services.deps.engine, runQueue, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { SYSTEM_ACTOR, type AuditEntry, type AuditLog } from '../audit/log.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
-import type { RunLease } from '../engine/run-lease.js';
+import type { DeletionHold, WebEngine } from '../engine/web-engine.js';
 import { FINAL_RUN_STATUSES, RUN_STATUSES } from '../shared/run-statuses.js';
 
 /** What a deleted conversation's runs keep of their error: its code, and this instead of a message that may quote content. */
@@ -53,7 +53,6 @@ interface ErasedRow {
 }
 /** A Postgres array literal of ids (knex would spread a JS array binding into a list); ids only ever come from the database. */
 const uuidArray = (ids: string[]) => `{${ids.join(',')}}`;
-type Hold = NonNullable<Awaited<ReturnType<RunLease['holdForDeletion']>>>;
 
 const busy = () => new ConflictError('conversation_busy', 'This conversation has an active run; cancel it or wait for it to end, then delete it');
 
@@ -71,7 +70,7 @@ const busy = () => new ConflictError('conversation_busy', 'This conversation has
 export class ConversationEraser {
   constructor(
     private readonly knex: Knex,
-    private readonly lease: RunLease,
+    private readonly engine: Pick<WebEngine, 'holdForDeletion' | 'discardStream'>,
     private readonly audit: AuditLog,
     readonly options: EraseOptions = DEFAULT_ERASE,
   ) {}
@@ -80,7 +79,7 @@ export class ConversationEraser {
   async remove(userId: string, id: string): Promise<void> {
     const found = await this.knex('conversations').first('id').where({ id, user_id: userId });
     if (!found) throw new NotFoundError('Conversation not found', 'Conversation');
-    const hold = await this.lease.holdForDeletion(userId, id);
+    const hold = await this.engine.holdForDeletion(userId, id);
     if (!hold) throw busy();
     let runs: ErasedRow[];
     try {
@@ -132,10 +131,10 @@ export class ConversationEraser {
   }
 
   private async expireBatch(candidates: Candidate[], cutoff: Date, retentionDays: number): Promise<number> {
-    const holds = new Map<string, Hold>();
+    const holds = new Map<string, DeletionHold>();
     await Promise.all(
       candidates.map(async ({ id, user_id }) => {
-        const hold = await this.lease.holdForDeletion(user_id, id);
+        const hold = await this.engine.holdForDeletion(user_id, id);
         if (hold) holds.set(id, hold);
       }),
     );
@@ -203,7 +202,7 @@ export class ConversationEraser {
   private async discardStreams(runs: ErasedRow[]): Promise<void> {
     for (let i = 0; i < runs.length; i += this.options.streamBatch) {
       const batch = runs.slice(i, i + this.options.streamBatch);
-      await Promise.all(batch.map((run) => this.lease.discardStream({ id: run.id, userId: run.user_id, conversationId: run.conversation_id })));
+      await Promise.all(batch.map((run) => this.engine.discardStream({ id: run.id, userId: run.user_id, conversationId: run.conversation_id })));
     }
   }
 }

@@ -1,12 +1,16 @@
 import type { Queue } from 'bullmq';
-import type { Run } from '../db/models.js';
+import type { Knex } from 'knex';
+import type { Models, Run } from '../db/models.js';
 import type { EventData, StoredEvent } from '../shared/events.js';
-import type { InjectPayload } from '../shared/redis-keys.js';
+import type { InjectPayload, RedisKeys, ScriptedRedis } from '../shared/redis-keys.js';
 import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
 import { isParked } from '../shared/run-statuses.js';
-import type { ApprovalDecision, Claim, RunLease, RunRef } from './run-lease.js';
-import type { NewRun, RunStore } from './run-store.js';
+import { leaseOptions, RunLease, type ApprovalDecision, type Claim, type RunRef } from './run-lease.js';
+import { RunStore, type NewRun } from './run-store.js';
+import { StreamReader } from './stream-reader.js';
+
+export type * from './types.js';
 
 /** How the web asks for a run to start: its ids, its `run` event, its row, its job, and the conversation's rules. */
 export interface StartPlan {
@@ -25,6 +29,33 @@ export interface StartPlan {
 
 export type StartResult = { outcome: 'refused'; claim: Claim } | { outcome: 'started'; run: Run; claim: Claim };
 
+/** A conversation held for its deletion: `release()` when it did not happen, `linger(seconds)` when it did. */
+export interface DeletionHold {
+  release(): Promise<void>;
+  linger(seconds: number): Promise<void>;
+}
+
+/** What the web's engine is built on: the run queue it adds jobs to, and the clients of the run's record and Redis side. */
+export interface WebEngineClients {
+  knex: Knex;
+  models: Models;
+  redis: ScriptedRedis;
+  keys: RedisKeys;
+  queue: Queue<RunJob>;
+}
+
+/** The deployment's settings the engine reads (config.runs, DATABASE_PREPARED_STATEMENTS). */
+export interface WebEngineSettings {
+  runs: Parameters<typeof leaseOptions>[0];
+  preparedStatements: boolean;
+}
+
+/** Builds the web's engine; a process builds one, in its composition root, and shares it. */
+export function buildWebEngine({ knex, models, redis, keys, queue }: WebEngineClients, settings: WebEngineSettings): WebEngine {
+  const store = new RunStore(knex, models, { preparedStatements: settings.preparedStatements });
+  return new WebEngine(store, new RunLease(redis, keys, leaseOptions(settings.runs)), queue);
+}
+
 /** How many cancels a bulk cancel sends at once. */
 const CANCEL_BATCH = 50;
 
@@ -38,11 +69,21 @@ export const runRef = (run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>): Ru
  * (ownership, validation, budgets) is decided before, by the caller (src/runs/service.ts).
  */
 export class WebEngine {
+  /** Where the relay and the long poll read runs' events. */
+  readonly streams: StreamReader;
+
   constructor(
-    readonly store: RunStore,
-    readonly lease: RunLease,
+    private readonly store: RunStore,
+    private readonly lease: RunLease,
     private readonly queue: Queue<RunJob>,
-  ) {}
+  ) {
+    this.streams = new StreamReader(lease);
+  }
+
+  /** RUN_QUEUE_PER_CONVERSATION: most runs that may wait on one conversation (a claim refused `full` names it). */
+  get queueLimit(): number {
+    return this.lease.options.queueLimit;
+  }
 
   /**
    * `created`: claims the conversation (or queues behind its active run, as `strategy` says), then
@@ -107,6 +148,29 @@ export class WebEngine {
   /** Whether a user still has a run that may change. */
   async hasActiveRuns(userId: string): Promise<boolean> {
     return (await this.store.countActiveRunsOf(userId)) > 0;
+  }
+
+  /**
+   * Adds again the job of a run left queued without one (its starter died between the row and the
+   * job); false when the job is there.
+   */
+  async requeue(job: RunJob): Promise<boolean> {
+    if (await this.queue.getJob(job.runId)) return false;
+    await this.queue.add('run', job, { ...runJobOptions, jobId: job.runId });
+    return true;
+  }
+
+  /** Whether a parked run should wake: every call answered, or a cancel accepted (read only). */
+  shouldWake(ref: RunRef): Promise<boolean> {
+    return this.lease.shouldWake(ref);
+  }
+
+  /**
+   * Holds a conversation with no active or waiting run for its deletion (DESIGN §20); null when a
+   * run is active or waiting. See RunLease.holdForDeletion.
+   */
+  holdForDeletion(userId: string, conversationId: string, seconds?: number): Promise<DeletionHold | null> {
+    return this.lease.holdForDeletion(userId, conversationId, seconds);
   }
 
   /** Drops a run's event stream from Redis (its data erased with its user or conversation). */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { PriorMessage } from '../engine/run-store.js';
+import type { PriorMessage } from '../engine/types.js';
 import type { Sampling } from '../shared/sampling.js';
 import { BadRequestError } from '../shared/errors.js';
 import { MAX_IMAGES_PER_MESSAGE } from '../shared/attachments.js';

@@ -66,7 +66,7 @@ const EventsHeaders = v.object({ 'last-event-id': v.optional(eventId) });
  * the last event a client saw), cancel it. Same scope as the chat endpoints; owner only.
  */
 export function runRoutes(services: Services): Route[] {
-  const { runs, relay, lease, cpu } = services;
+  const { runs, relay, engine, cpu } = services;
   return [
     route({
       method: 'POST',
@@ -97,7 +97,7 @@ export function runRoutes(services: Services): Route[] {
       handle: async ({ principal, params, query, ctx }) => {
         const run = await runs.ownRun(principal.user.id, params.id);
         if (run.isFinal || !query.wait) return presentRun(run);
-        const waited = untilDoneOrRequiresAction(relay, lease, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
+        const waited = untilDoneOrRequiresAction(relay, engine, run, query.wait * 1000).then(() => runs.ownRun(principal.user.id, run.id));
         return new Reply(200, longPollBody(waited, run, ctx.state.log), { 'Content-Type': 'application/json; charset=utf-8' });
       },
     }),

@@ -2,7 +2,7 @@ import type { FinalRunStatus } from '../shared/run-statuses.js';
 import type { RunEvent, StoredEvent, Usage, FinishReason } from '../shared/events.js';
 import type { ClientToolCall } from '../shared/client-tools.js';
 import { emptyUsage } from '../shared/events.js';
-import type { RunRef } from '../engine/run-lease.js';
+import type { RunRef } from '../engine/types.js';
 import type { EventRelay } from './relay.js';
 
 /** The event a follower stops at: the run's end, or its parking for its client's tool outputs (DESIGN §23). */

@@ -1,5 +1,6 @@
 import { isEventType, type StoredEvent } from '../shared/events.js';
-import { readDoorbell, RING, type Doorbell, type RunLease, type RunRef } from '../engine/run-lease.js';
+import { readDoorbell, RING, type Doorbell, type StreamEntry, type StreamReader } from '../engine/stream-reader.js';
+import type { RunRef } from '../engine/types.js';
 import type { RedisClient } from '../shared/redis-scripts.js';
 
 type Deliver = (events: StoredEvent[]) => void;
@@ -34,10 +35,10 @@ export class EventRelay {
   constructor(
     private readonly subscriber: RedisClient,
     private readonly reader: RedisClient,
-    private readonly lease: RunLease,
+    private readonly streams: StreamReader,
     private readonly onError: (err: unknown) => void,
   ) {
-    const sharded = lease.keys.cluster;
+    const sharded = streams.sharded;
     subscriber.on(sharded ? 'smessage' : 'message', (channel: string, message: string) => {
       const runId = this.runByChannel.get(channel);
       if (runId) this.ring(runId, readDoorbell(message));
@@ -64,7 +65,7 @@ export class EventRelay {
     const runId = run.id;
     let entry = this.runs.get(runId);
     if (!entry) {
-      const { key, doorbell: channel } = this.lease.stream(run);
+      const { key, doorbell: channel } = this.streams.locate(run);
       entry = { channel, streamKey: key, listeners: new Set(), subscribed: this.subscribe(channel) };
       this.runs.set(runId, entry);
       this.runByChannel.set(channel, runId);
@@ -82,8 +83,8 @@ export class EventRelay {
   }
 
   /** The run's last event as stored (its id, type and data), if its stream is still kept. */
-  lastEvent(run: RunRef): Promise<{ id: string; type: string; data: string } | undefined> {
-    return this.lease.lastEvent(run);
+  lastEvent(run: RunRef): Promise<StreamEntry | undefined> {
+    return this.streams.lastEvent(run);
   }
 
   /** Whether the run's stream ended (its `done` written) at or before event `afterId`: a client resuming there has seen everything. */

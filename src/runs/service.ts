@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Queue } from 'bullmq';
 import type { Agent, Models, RunMode, Run } from '../db/models.js';
 import type { Config } from '../config.js';
 import type { DocMode } from '../shared/doc-modes.js';
@@ -11,9 +10,8 @@ import { inlineCpu, type CpuWork } from '../cpu/work.js';
 import { LOCAL_MODEL } from '../shared/model-settings.js';
 import { secondsUntil, type BudgetLedger, type BudgetRef, type SpentBudget } from '../budgets/ledger.js';
 import type { Actor, AuditLog } from '../audit/log.js';
-import type { ApprovalDecision, Claim, RunLease, RunRef } from '../engine/run-lease.js';
-import type { NewRun, PriorMessage, RunStore } from '../engine/run-store.js';
-import { WebEngine } from '../engine/web-engine.js';
+import type { ApprovalDecision, Claim, NewRun, PriorMessage, RunRef } from '../engine/types.js';
+import type { WebEngine } from '../engine/web-engine.js';
 
 export { runRef } from '../engine/web-engine.js';
 import type { Sampling } from '../shared/sampling.js';
@@ -87,9 +85,8 @@ export class RunService {
     private readonly models: Models,
     private readonly conversations: ConversationService,
     private readonly files: Pick<FileService, 'attachable'>,
-    store: RunStore,
-    private readonly lease: RunLease,
-    queue: Queue<RunJob>,
+    /** The run engine: every step that writes a run goes through it. */
+    private readonly engine: WebEngine,
     /** `contextWindows` (DESIGN §20): what a run's model reads when its agent sets no context_window; absent: the built-in defaults. */
     private readonly limits: { perUser: number; parkedPerUser?: number; contextWindows?: { defaultModel: string; gateway: number } },
     private readonly audit: AuditLog,
@@ -97,11 +94,7 @@ export class RunService {
     private readonly ledger: Pick<BudgetLedger, 'spent'>,
     /** Where long messages are token-counted: the web's worker threads (DESIGN §21). */
     private readonly cpu: Pick<CpuWork, 'firstAbove'> = inlineCpu,
-  ) {
-    this.engine = new WebEngine(store, lease, queue);
-  }
-
-  private readonly engine: WebEngine;
+  ) {}
 
   /** `onClaimed`: told once the claim has published the run's `run` event, while its row and job are written (the SSE answer listens from there). */
   async start(request: StartRequest, onClaimed?: (ref: RunRef, runEvent: StoredEvent) => void): Promise<Run> {
@@ -131,7 +124,7 @@ export class RunService {
     const jobFor = (queued: boolean): RunJob => ({ runId: ref.id, conversationId: ref.conversationId, userId, requestId: request.requestId, ...(budgets.length > 0 ? { budgets: [...budgets] } : {}), ...(traced ? { traceparent: traced.traceparent } : {}), ...(queued ? { queued: true as const } : {}), ...(stored ? { stored } : {}) });
     const parkedLimit = request.clientTools?.length ? (this.limits.parkedPerUser ?? DEFAULT_PARKED_RUNS_PER_USER) : 0;
     const started = await this.engine.start({ ref, announced, userLimit: this.limits.perUser, parkedLimit, strategy, newRun, jobFor, onClaimed });
-    if (started.outcome === 'refused') refuseClaim(started.claim.outcome, { ...this.limits, parkedPerUser: parkedLimit }, this.lease.options.queueLimit);
+    if (started.outcome === 'refused') refuseClaim(started.claim.outcome, { ...this.limits, parkedPerUser: parkedLimit }, this.engine.queueLimit);
     else this.metrics.runsStarted.inc({ mode: request.mode });
     return (started as { run: Run }).run;
   }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Run } from '../db/models.js';
 import type { StoredEvent } from '../shared/events.js';
-import type { RunRef } from '../engine/run-lease.js';
+import type { RunRef } from '../engine/types.js';
 import { SseStream } from '../http/sse.js';
 import type { EventRelay } from './relay.js';
 import { runRef } from './service.js';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Run } from '../db/models.js';
 import type { Logger } from '../logger.js';
-import type { RunLease } from '../engine/run-lease.js';
+import type { WebEngine } from '../engine/web-engine.js';
 import type { EventRelay } from './relay.js';
 import { isClientPark } from './follow.js';
 import { runRef } from './service.js';
@@ -15,12 +15,12 @@ const answersWait = (event: { type: string; data: string }) => event.type === 'd
  * the caller's tool outputs), or after `ms`. Waits on the web process's shared Redis subscriber: no
  * Postgres connection and no worker is held meanwhile. Listening after the last event seen cannot miss either.
  */
-export async function untilDoneOrRequiresAction(relay: EventRelay, lease: RunLease, run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>, ms: number): Promise<void> {
+export async function untilDoneOrRequiresAction(relay: EventRelay, engine: Pick<WebEngine, 'shouldWake'>, run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>, ms: number): Promise<void> {
   const ref = runRef(run);
-  const last = await lease.lastEvent(ref);
+  const last = await relay.lastEvent(ref);
   if (!last || last.type === 'done') return;
   // Parked for the caller's outputs: answer now, unless they are all in and the run is about to resume.
-  if (answersWait(last) && !(await lease.shouldWake(ref))) return;
+  if (answersWait(last) && !(await engine.shouldWake(ref))) return;
   let stop: (() => void) | undefined;
   let ended = false;
   let timer: NodeJS.Timeout | undefined;

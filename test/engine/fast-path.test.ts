@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDoorbell, type OutgoingEvent } from '../../src/engine/run-lease.js';
+import { StreamReader } from '../../src/engine/stream-reader.js';
 import { WorkerEngine } from '../../src/engine/worker-engine.js';
 import { EventRelay } from '../../src/runs/relay.js';
 import type { StoredEvent } from '../../src/shared/events.js';
@@ -63,7 +64,7 @@ describe('the relay writes carried events without reading the stream', () => {
       reads++;
       return xrange(...args);
     };
-    const relay = new EventRelay(engine.connect('subscriber'), reader, engine.web, (err) => {
+    const relay = new EventRelay(engine.connect('subscriber'), reader, new StreamReader(engine.web), (err) => {
       throw err;
     });
     const { ref, claim } = await startRun(engine);

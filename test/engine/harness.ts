@@ -12,6 +12,7 @@ import type { MultitaskStrategy } from '../../src/shared/multitask.js';
 import { Queue } from 'bullmq';
 import { RUN_QUEUE, type RunJob } from '../../src/shared/jobs.js';
 import { RunService } from '../../src/runs/service.js';
+import { WebEngine } from '../../src/engine/web-engine.js';
 import { ConversationService } from '../../src/conversations/service.js';
 import { AuditLog } from '../../src/audit/log.js';
 import { Metrics } from '../../src/metrics/registry.js';
@@ -63,7 +64,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: workerRedis, prefix: keys.bullPrefix(RUN_QUEUE) });
   // No images in these runs: the files a run attaches and the conversation's message views are never asked for.
   const files = { attachable: async () => [], views: async () => [] };
-  const service = new RunService(models, new ConversationService(models, files), files, store, web, queue, { perUser: USER_LIMIT }, new AuditLog(knex), new Metrics(false), new BudgetLedger(workerRedis, keys));
+  const service = new RunService(models, new ConversationService(models, files), files, new WebEngine(store, web, queue), { perUser: USER_LIMIT }, new AuditLog(knex), new Metrics(false), new BudgetLedger(workerRedis, keys));
   const extra: ScriptedRedis[] = [];
   const [user] = await knex('users').insert({ email: `${uniqueId()}@engine.test`, password_hash: 'unused' }).returning('id');
   return {

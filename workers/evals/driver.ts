@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../src/logger.js';
 import type { RunService } from '../../src/runs/service.js';
 import type { EventRelay } from '../../src/runs/relay.js';
-import type { RunLease } from '../../src/engine/run-lease.js';
+import type { WebEngine } from '../../src/engine/web-engine.js';
 import type { WebhookOutbox } from '../../src/webhooks/outbox.js';
 import { untilDoneOrRequiresAction } from '../../src/runs/wait.js';
 import { AppError, NotFoundError, QuotaExceededError, RateLimitedError } from '../../src/shared/errors.js';
@@ -28,7 +28,8 @@ export interface EvalDriverDeps {
   store: EvalStore;
   runs: RunService;
   relay: EventRelay;
-  lease: RunLease;
+  /** Whether a run parked for its client's outputs is about to resume (the long poll's rule). */
+  engine: Pick<WebEngine, 'shouldWake'>;
   outbox: WebhookOutbox;
   judge: Judge;
   /** The json_schema scorer's check (DESIGN §21): the worker's CPU pool; inline when absent. */
@@ -171,12 +172,12 @@ export class EvalDriver {
 
   /** The run once it is final: waits on its stream's `done`, reading the row again now and then. */
   private async untilEnded(run: FollowedRun, budgets: EvalRow['budgets'], closing: AbortSignal): Promise<RunOutcomeRow | undefined> {
-    const { relay, lease, store } = this.deps;
+    const { relay, engine, store } = this.deps;
     let current: FollowedRun | undefined = run;
     while (current && !isFinal(current.status)) {
       closing.throwIfAborted();
       const started = Date.now();
-      await unlessAborted(untilDoneOrRequiresAction(relay, lease, current, REREAD_MS), closing);
+      await unlessAborted(untilDoneOrRequiresAction(relay, engine, current, REREAD_MS), closing);
       closing.throwIfAborted();
       const answeredAtOnce = Date.now() - started < 5;
       current = await store.runOutcome(run.id);

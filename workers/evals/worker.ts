@@ -9,9 +9,9 @@ import type { Metrics } from '../../src/metrics/registry.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
-import { EVAL_QUEUE, EvalJobSchema, RUN_QUEUE, runJobOptions, type EvalJob, type RunJob } from '../../src/shared/jobs.js';
+import { EVAL_QUEUE, EvalJobSchema, type EvalJob } from '../../src/shared/jobs.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
-import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
+import type { WebEngine } from '../../src/engine/web-engine.js';
 import { EventRelay } from '../../src/runs/relay.js';
 import { EvalStore, type EvalRow } from '../../src/evals/store.js';
 import { EVAL_CONCURRENCY_MAX } from '../../src/evals/records.js';
@@ -42,6 +42,8 @@ export interface EvalWorkerClients {
   modelFor: (model: string) => ModelProvider;
   /** The json_schema scorer's validation off the event loop (the worker's CpuPool); inline when absent. */
   cpu?: CpuWork;
+  /** The worker's web-side run engine: items' runs start, are read and queued again through it. */
+  engine: WebEngine;
 }
 
 export interface RunningEvalWorker {
@@ -56,22 +58,19 @@ export interface RunningEvalWorker {
  * eval whose job is gone. The eval's runs are ordinary run jobs, on any worker.
  */
 export async function startEvalWorker(config: Config, clients: EvalWorkerClients): Promise<RunningEvalWorker> {
-  const { knex, redis, logger } = clients;
+  const { knex, redis, logger, engine } = clients;
   const keys = redisKeys(config.redis);
-  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
   const evalQueue = new Queue<EvalJob>(EVAL_QUEUE, { connection: redis, prefix: keys.bullPrefix(EVAL_QUEUE) });
-  const lease = new RunLease(redis, keys, leaseOptions(config.runs));
   const subscriber = createRedis(config.redis, 'subscriber', 'worker-eval-doorbells');
   const reader = createRedis(config.redis, 'stream-reader', 'worker-eval-reader');
-  const relay = new EventRelay(subscriber, reader, lease, (err) => logger.warn({ err }, 'eval driver could not read a run stream'));
+  const relay = new EventRelay(subscriber, reader, engine.streams, (err) => logger.warn({ err }, 'eval driver could not read a run stream'));
   const store = new EvalStore(knex);
   const requeue = async (run: { id: string; conversation_id: string; user_id: string }, budgets: EvalRow['budgets']) => {
-    if (await runQueue.getJob(run.id)) return false;
-    logger.warn({ run_id: run.id }, 'an eval item’s run was queued without a job; queued again');
-    await runQueue.add('run', { runId: run.id, conversationId: run.conversation_id, userId: run.user_id, ...(budgets.length > 0 ? { budgets } : {}) }, { ...runJobOptions, jobId: run.id });
-    return true;
+    const queued = await engine.requeue({ runId: run.id, conversationId: run.conversation_id, userId: run.user_id, ...(budgets.length > 0 ? { budgets } : {}) });
+    if (queued) logger.warn({ run_id: run.id }, 'an eval item’s run was queued without a job; queued again');
+    return queued;
   };
-  const driver = new EvalDriver({ store, runs: workerRunService(config, clients, runQueue), relay, lease, outbox: clients.outbox, judge: modelJudge(clients.modelFor), checkOutput: clients.cpu && ((format, text) => clients.cpu!.checkOutput(format, text)), logger, requeue });
+  const driver = new EvalDriver({ store, runs: workerRunService(config, clients), relay, engine, outbox: clients.outbox, judge: modelJudge(clients.modelFor), checkOutput: clients.cpu && ((format, text) => clients.cpu!.checkOutput(format, text)), logger, requeue });
 
   // Shutting down, drivers stop following their items and hand their evals back to the queue.
   const closing = new AbortController();
@@ -122,7 +121,7 @@ export async function startEvalWorker(config: Config, clients: EvalWorkerClients
       clearInterval(sweeping);
       closing.abort();
       await worker.close();
-      await Promise.all([runQueue.close(), evalQueue.close()]);
+      await evalQueue.close();
       connection.disconnect();
       subscriber.disconnect();
       reader.disconnect();

@@ -1,0 +1,34 @@
+import type { RunLease, RunRef } from './run-lease.js';
+
+export { readDoorbell, RING, type Doorbell } from './run-lease.js';
+
+/** A run's event stream as stored: its entry id, type and data. */
+export interface StreamEntry {
+  id: string;
+  type: string;
+  data: string;
+}
+
+/**
+ * Where readers find a run's events (the relay, the long poll): the stream's key, the doorbell
+ * rung at each publish, and the last entry. Read only: the worker alone appends, the engine alone
+ * drops a stream.
+ */
+export class StreamReader {
+  constructor(private readonly lease: RunLease) {}
+
+  /** On a cluster, doorbells are sharded channels (SSUBSCRIBE), heard from the master that holds the run's keys. */
+  get sharded(): boolean {
+    return this.lease.keys.cluster;
+  }
+
+  /** The run's stream key and doorbell channel. */
+  locate(ref: RunRef): { key: string; doorbell: string } {
+    return this.lease.stream(ref);
+  }
+
+  /** The run's last event, if its stream is still kept. */
+  lastEvent(ref: RunRef): Promise<StreamEntry | undefined> {
+    return this.lease.lastEvent(ref);
+  }
+}
