@@ -1,8 +1,7 @@
 import * as v from 'valibot';
 import { count, described, instant, uuid } from '../shared/record-schemas.js';
 import { RUN_MODES } from '../shared/run-statuses.js';
-import { imageIds } from '../http/validation.js';
-import { isJsonObject } from '../shared/output-schema.js';
+import { imageIds, jsonObject } from '../http/validation.js';
 import { scorerSchema } from './scorers.js';
 
 /** Datasets, their items and evals as the API shows them (DESIGN §24). */
@@ -16,7 +15,7 @@ export const ITEM_FIELD_MAX_BYTES = 16 * 1024;
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
 const boundedJson = <T>(what: string) => v.check((value: T) => jsonBytes(value) <= ITEM_FIELD_MAX_BYTES, `${what} is over ${ITEM_FIELD_MAX_BYTES} bytes as JSON`);
 /** An item's metadata: a JSON object (valibot's record takes a list, which was stored as {"0": …}). */
-const itemMetadata = v.optional(v.nullable(v.pipe(v.custom<Record<string, unknown>>(isJsonObject, 'metadata must be a JSON object'), boundedJson<Record<string, unknown>>('metadata'))));
+const itemMetadata = v.optional(v.nullable(v.pipe(jsonObject('metadata must be a JSON object'), boundedJson<Record<string, unknown>>('metadata'))));
 
 export const itemInputSchema = v.strictObject({
   q: v.pipe(v.string('input.q is the question: a string'), v.trim(), v.minLength(1, 'input.q is empty'), v.maxLength(QUESTION_MAX_CHARS)),

@@ -280,6 +280,20 @@ export const outputSchemaValue = v.nullable(
 );
 export const outputSchema = v.optional(outputSchemaValue);
 
+/** Schemas made by `jsonObject`: the OpenAPI document describes them as objects (a v.custom has no JSON Schema form). */
+const jsonObjectSchemas = new WeakSet<object>();
+export const isJsonObjectSchema = (schema: object) => jsonObjectSchemas.has(schema);
+
+/**
+ * A JSON object, not a list: valibot's record and object schemas take a list too (and hand on an
+ * object made of its items), so the check is on the value as sent.
+ */
+export function jsonObject(message: string) {
+  const schema = v.custom<Record<string, unknown>>(isJsonObject, message);
+  jsonObjectSchemas.add(schema);
+  return schema;
+}
+
 /** Where schemas are compiled: the web's CPU pool (src/cpu), or inline. */
 export interface SchemaCompiler {
   outputSchemaProblem(schema: unknown): Promise<string | undefined>;

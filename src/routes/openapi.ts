@@ -3,7 +3,7 @@ import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema 
 import type { MediaResponse, Route } from '../auth/route.js';
 import { errorBodies } from '../http/error-records.js';
 import { namedRecords } from './named-records.js';
-import type { SpellsMetadata } from '../http/validation.js';
+import { isJsonObjectSchema, type SpellsMetadata } from '../http/validation.js';
 import { API_VERSION } from '../shared/api-version.js';
 
 /**
@@ -23,6 +23,7 @@ const base: ConversionConfig = {
   overrideRef: ({ referenceId }) => refTo(referenceId),
   // Checks written as code (v.check, v.custom) have no JSON Schema form: the document states the types and formats.
   errorMode: 'ignore',
+  overrideSchema: ({ valibotSchema }) => (isJsonObjectSchema(valibotSchema) ? { type: 'object', additionalProperties: true } : undefined),
 };
 /** Requests are described as the client sends them (before transforms), responses as the client receives them. */
 const requestConfig: ConversionConfig = { ...base, typeMode: 'input' };
