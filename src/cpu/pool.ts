@@ -30,7 +30,7 @@ export class CpuPool implements CpuWork {
 
   /**
    * `loads`: the tasks each thread loads as it starts. The web's threads load the tokenizer's (they
-   * count long histories; the ranks themselves load with the first count); a worker's only check schemas, and load the schema tasks alone.
+   * count long histories); a worker's only check schemas, and load the schema tasks alone.
    */
   constructor(options: { threads: number; queue: number }, loads: 'tasks' | 'schema-tasks' = 'tasks') {
     this.pool = new Piscina({
@@ -39,7 +39,7 @@ export class CpuPool implements CpuWork {
       maxThreads: options.threads,
       maxQueue: options.queue,
       idleTimeout: IDLE_THREAD_MS,
-      // A thread's event loop keeps running between tasks.
+      // A thread's event loop keeps running between tasks (the tokenizer loads while it waits for its first).
       atomics: 'disabled',
       // Below the event loop and the databases on a busy machine: their short work goes first, a long count waits.
       niceIncrement: THREAD_NICENESS,

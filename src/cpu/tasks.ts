@@ -8,9 +8,7 @@ import { firstAbove as firstTextAbove, type TextAbove } from './work.js';
  * name for piscina; results are plain data (errors as values: a thrown error loses its class).
  */
 
-// Each thread loads the tokenizer's ranks as it starts, not while a request waits. Loading them with the first count
-// instead left client-tools.e2e's webs answering 429 (Postgres connects timing out) when stacks booted on a loaded
-// machine; the cause is not understood yet (issue 45), so the start-up order of before is kept.
+// Each thread loads the tokenizer's ranks as it starts, not while a request waits.
 void tokenizer().catch(() => undefined);
 
 export function firstAbove({ texts, limit }: { texts: string[]; limit: number }): Promise<TextAbove | undefined> {
