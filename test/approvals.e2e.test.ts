@@ -251,6 +251,8 @@ describe('workers dying around a decision', () => {
     const res = await startRun(stack, key, { q: 'What is 11*11?', agent_id: agentId }, flow.onEvent);
     expect(ofType(res.events, 'answer')[0]!.data.content).toContain('121');
     expectNoRepeats(res.events);
+    // The new worker's log line may reach its pipe after the stream's end: wait for it, then count.
+    await eventually(async () => toolRuns(flow.runId()) > 0, 'the tool call to be logged', { timeoutMs: 10_000 });
     expect(toolRuns(flow.runId())).toBe(1);
   });
 });
