@@ -35,7 +35,8 @@ export class CpuPool implements CpuWork {
   constructor(options: { threads: number; queue: number }, loads: 'tasks' | 'schema-tasks' = 'tasks') {
     this.pool = new Piscina({
       filename: taskEntry(loads),
-      minThreads: Math.min(1, options.threads),
+      // A worker's schema threads start with the first large schema: nothing of theirs loads while a process boots.
+      minThreads: loads === 'tasks' ? Math.min(1, options.threads) : 0,
       maxThreads: options.threads,
       maxQueue: options.queue,
       idleTimeout: IDLE_THREAD_MS,
