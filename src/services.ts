@@ -13,8 +13,7 @@ import { LoginThrottle, DEFAULT_THROTTLE, type ThrottleLimits } from './auth/thr
 import { ApiKeyService } from './auth/api-keys.js';
 import { BudgetLedger } from './budgets/ledger.js';
 import { RateLimiter } from './limits/rate-limits.js';
-import { Queue } from 'bullmq';
-import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, type IngestJob, type RunJob, type WebhookJob } from './shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, producerQueue, type IngestJob, type RunJob, type WebhookJob } from './shared/jobs.js';
 import { WebhookService } from './webhooks/service.js';
 import { WebhookOutbox } from './webhooks/outbox.js';
 import { KnowledgeService } from './knowledge/service.js';
@@ -92,7 +91,7 @@ export function buildIdentityServices(clients: IdentityClients, options: Service
   // Token budgets' counters (DESIGN §18): read by the records that show them and by every run's start.
   const budgets = new BudgetLedger(redis, keys);
   const apiKeys = new ApiKeyService(models, cache, usage, audit, budgets);
-  const queue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  const queue = producerQueue<RunJob>(RUN_QUEUE, redis, keys.bullPrefix(RUN_QUEUE));
   // The web's one run engine: runs, their streams, erasures and administration act on runs only through it.
   const engine = buildWebEngine({ knex, models, redis, keys, queue }, { runs: config.runs, preparedStatements: config.databasePreparedStatements });
   const userAdmin = new UserAdminService(knex, models, cache, audit, engine, budgets);
@@ -115,22 +114,22 @@ export function buildServices(clients: Clients, options: ServiceOptions = {}) {
   const runs = new RunService(models, conversations, files, engine, runLimits(clients.config), audit, metrics, budgets, cpu);
   const relay = new EventRelay(subscriber, reader, engine.streams, (err) => logger.warn({ err }, 'event relay read failed'));
   const openStreams = new Set<SseStream>();
-  const ingestQueue = new Queue<IngestJob>(INGEST_QUEUE, { connection: redis, prefix: keys.bullPrefix(INGEST_QUEUE) });
+  const ingestQueue = producerQueue<IngestJob>(INGEST_QUEUE, redis, keys.bullPrefix(INGEST_QUEUE));
   const knowledgeParts = buildKnowledgeParts(clients.config, knex);
   const knowledge = new KnowledgeService(knex, models, ingestQueue, knowledgeParts.models, knowledgeParts.retriever, knowledgeParts.vectors);
   const sealer = new Sealer(clients.config.encryptionKey, clients.config.encryptionKeyPrevious);
-  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
+  const webhookQueue = producerQueue<WebhookJob>(WEBHOOK_QUEUE, redis, keys.bullPrefix(WEBHOOK_QUEUE));
   const webhooks = new WebhookService(models, sealer, new WebhookOutbox(knex, webhookQueue, clients.config.webhooks), audit);
   const connectors = new ConnectorService(knex, models, sealer, { outbound: clients.config.outbound, timeoutMs: clients.config.connectors.timeoutMs }, audit);
   const { model, outbound } = clients.config;
   const runReports = new RunReports(knex, models);
   // Schedules (DESIGN §19): their timers are BullMQ job schedulers on a queue of their own, which workers listen to.
-  const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
+  const scheduleQueue = producerQueue<ScheduleTick>(SCHEDULE_QUEUE, redis, keys.bullPrefix(SCHEDULE_QUEUE));
   const schedules = new ScheduleService(new ScheduleStore(knex, models), new TickScheduler(scheduleQueue, redis), runs, models, clients.config.schedules);
   // Deleting an agent switches its schedules off (DESIGN §20).
   const agents = new AgentService(models, knowledge, connectors, { defaultModel: model.defaultModel, gateway: model.gateway, outbound, lookup: options.lookup }, schedules);
   const modelPrices = new ModelPriceService(knex, audit);
-  const evalQueue = new Queue<EvalJob>(EVAL_QUEUE, { connection: redis, prefix: keys.bullPrefix(EVAL_QUEUE) });
+  const evalQueue = producerQueue<EvalJob>(EVAL_QUEUE, redis, keys.bullPrefix(EVAL_QUEUE));
   const queues = [queue, ingestQueue, webhookQueue, evalQueue];
   const queueStats = new QueueStats(queues);
   // The console opens the queue dashboard with a one-time ticket instead of a pasted credential (DESIGN §17).

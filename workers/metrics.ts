@@ -1,13 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
 import { buildIdentityServices } from '../src/services.js';
 import { QueueStats } from '../src/admin/queues.js';
-import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE } from '../src/shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, WEBHOOK_QUEUE, producerQueue } from '../src/shared/jobs.js';
 import type { Metrics } from '../src/metrics/registry.js';
 import { metricsApp, scrapeGuard } from '../src/metrics/http.js';
 
@@ -23,7 +22,7 @@ export async function serveWorkerMetrics(config: Config, clients: { knex: Knex; 
   const identity = buildIdentityServices({ config, ...clients });
   identity.usage.start();
   const { bullPrefix } = identity.keys;
-  const queues = [RUN_QUEUE, INGEST_QUEUE, WEBHOOK_QUEUE].map((name) => new Queue(name, { connection: clients.redis, prefix: bullPrefix(name) }));
+  const queues = [RUN_QUEUE, INGEST_QUEUE, WEBHOOK_QUEUE].map((name) => producerQueue(name, clients.redis, bullPrefix(name)));
   const counts = new QueueStats(queues, QUEUE_COUNTS_TTL_MS);
   metrics.watch({ queueCounts: () => counts.counts() });
   const server = createServer(metricsApp(metrics, scrapeGuard(config.metrics.token, identity.authenticator), identity.authenticator, logger).callback());

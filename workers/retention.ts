@@ -1,4 +1,5 @@
-import { Queue, Worker } from 'bullmq';
+import { Worker } from 'bullmq';
+import { producerQueue } from '../src/shared/jobs.js';
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
@@ -40,7 +41,7 @@ export async function startRetentionWorker(config: Config, clients: RetentionCli
   const { redis, logger } = clients;
   const keys = redisKeys(config.redis);
   const prefix = keys.bullPrefix(RETENTION_QUEUE);
-  const queue = new Queue(RETENTION_QUEUE, { connection: redis, prefix });
+  const queue = producerQueue(RETENTION_QUEUE, redis, prefix);
   const days = config.conversations.retentionDays;
   if (days === null) {
     await queue.removeJobScheduler(RETENTION_SCHEDULER).catch((err: unknown) => logger.warn({ err }, 'could not remove the retention job scheduler'));

@@ -1,4 +1,4 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import * as v from 'valibot';
 import type { Knex } from 'knex';
 import type { Config } from '../src/config.js';
@@ -8,7 +8,7 @@ import { Metrics } from '../src/metrics/registry.js';
 import { createRedis } from '../src/redis/connection.js';
 import { redisKeys } from '../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../src/shared/redis-scripts.js';
-import { SCHEDULE_QUEUE, ScheduleTickSchema, type ScheduleTick } from '../src/shared/jobs.js';
+import { SCHEDULE_QUEUE, ScheduleTickSchema, producerQueue, type ScheduleTick } from '../src/shared/jobs.js';
 import { ScheduleStore } from '../src/schedules/store.js';
 import { plannedAt, TickScheduler } from '../src/schedules/scheduler.js';
 import { TickProcessor } from './schedules/ticks.js';
@@ -63,7 +63,7 @@ function tickProcessor(ticks: TickProcessor, logger: Logger) {
 export async function startScheduleWorker(config: Config, clients: ScheduleWorkerClients): Promise<RunningScheduleWorker> {
   const { knex, models, redis, logger } = clients;
   const keys = redisKeys(config.redis);
-  const scheduleQueue = new Queue<ScheduleTick>(SCHEDULE_QUEUE, { connection: redis, prefix: keys.bullPrefix(SCHEDULE_QUEUE) });
+  const scheduleQueue = producerQueue<ScheduleTick>(SCHEDULE_QUEUE, redis, keys.bullPrefix(SCHEDULE_QUEUE));
   const store = new ScheduleStore(knex, models);
   const timers = new TickScheduler(scheduleQueue, redis);
   const ticks = new TickProcessor(store, timers, workerRunService(config, clients));

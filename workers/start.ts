@@ -1,4 +1,4 @@
-import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
 import * as v from 'valibot';
 import type { Config } from '../src/config.js';
 import type { Logger } from '../src/logger.js';
@@ -8,7 +8,7 @@ import { workerServices } from './runs/assembly.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startWakeSweep } from './runs/wake-sweep.js';
 import { createRedis, waitForReady } from '../src/redis/connection.js';
-import { INGEST_QUEUE, RUN_QUEUE, RunJobSchema, WEBHOOK_QUEUE, type RunJob } from '../src/shared/jobs.js';
+import { INGEST_QUEUE, RUN_QUEUE, RunJobSchema, producerQueue, WEBHOOK_QUEUE, type RunJob } from '../src/shared/jobs.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
 import { assertNoEviction } from './redis-policy.js';
 import { RunExecutor, type ExecutionResult } from './runs/executor.js';
@@ -110,7 +110,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   await worker.waitUntilReady();
   const ingestion = await startIngestionWorker(config, knex, services.knowledge, keys.bullPrefix(INGEST_QUEUE), logger);
   const webhooks = await startWebhookWorker(config, keys.bullPrefix(WEBHOOK_QUEUE), services.deliverer, services.outbox, logger);
-  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  const runQueue = producerQueue<RunJob>(RUN_QUEUE, redis, keys.bullPrefix(RUN_QUEUE));
   // The web's side of the engine, once for the worker: schedules' ticks, evals' items and retention act on runs through it.
   const engine = buildWebEngine({ knex, models, redis, keys, queue: runQueue }, { runs: config.runs, preparedStatements: config.databasePreparedStatements });
   const schedules = await startScheduleWorker(config, { knex, models, redis, logger, metrics, engine });

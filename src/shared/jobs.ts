@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { OutputFormat } from './output-schema.js';
-import type { Queue } from 'bullmq';
+import { Queue, type ConnectionOptions } from 'bullmq';
 import { BudgetRefSchema } from './budget-terms.js';
 import { TRACEPARENT } from '../telemetry/propagation.js';
 import { DOC_MODES } from './doc-modes.js';
@@ -89,6 +89,17 @@ export const ingestJobOptions = {
   removeOnComplete: { age: 3600, count: 10_000 },
   removeOnFail: { age: 24 * 3600 },
 };
+
+/**
+ * A queue this process adds jobs to, on one of its command connections. BullMQ starts a queue
+ * with an INFO for Redis's version, and a queue whose start failed keeps that failure: a start
+ * that timed out while the process booted on a busy machine refused every later add (answered
+ * 429 "busy"). Adding jobs needs no version (only a Worker's blocking commands do, and each
+ * Worker checks it on its own connection), so producers skip it and start with nothing to fail.
+ */
+export function producerQueue<T = unknown>(name: string, connection: ConnectionOptions, prefix: string): Queue<T> {
+  return new Queue<T>(name, { connection, prefix, skipVersionCheck: true });
+}
 
 /**
  * Wakes a run parked for approvals (DESIGN §11): its delayed job moves to waiting, for a worker

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { DelayedError, Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job } from 'bullmq';
 import * as v from 'valibot';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/config.js';
@@ -9,7 +9,7 @@ import type { Metrics } from '../../src/metrics/registry.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { redisKeys } from '../../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
-import { EVAL_QUEUE, EvalJobSchema, type EvalJob } from '../../src/shared/jobs.js';
+import { EVAL_QUEUE, EvalJobSchema, producerQueue, type EvalJob } from '../../src/shared/jobs.js';
 import { isDependencyOutage } from '../../src/shared/outage.js';
 import type { WebEngine } from '../../src/engine/web-engine.js';
 import { EventRelay } from '../../src/runs/relay.js';
@@ -60,7 +60,7 @@ export interface RunningEvalWorker {
 export async function startEvalWorker(config: Config, clients: EvalWorkerClients): Promise<RunningEvalWorker> {
   const { knex, redis, logger, engine } = clients;
   const keys = redisKeys(config.redis);
-  const evalQueue = new Queue<EvalJob>(EVAL_QUEUE, { connection: redis, prefix: keys.bullPrefix(EVAL_QUEUE) });
+  const evalQueue = producerQueue<EvalJob>(EVAL_QUEUE, redis, keys.bullPrefix(EVAL_QUEUE));
   const subscriber = createRedis(config.redis, 'subscriber', 'worker-eval-doorbells');
   const reader = createRedis(config.redis, 'stream-reader', 'worker-eval-reader');
   const relay = new EventRelay(subscriber, reader, engine.streams, (err) => logger.warn({ err }, 'eval driver could not read a run stream'));

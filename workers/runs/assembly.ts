@@ -1,4 +1,3 @@
-import { Queue } from 'bullmq';
 import type { Knex } from 'knex';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/logger.js';
@@ -10,7 +9,7 @@ import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
 import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { WorkerEngine } from '../../src/engine/worker-engine.js';
-import { RUN_QUEUE, WEBHOOK_QUEUE, wakeRunJob, type RunJob, type WebhookJob } from '../../src/shared/jobs.js';
+import { RUN_QUEUE, WEBHOOK_QUEUE, producerQueue, wakeRunJob, type RunJob, type WebhookJob } from '../../src/shared/jobs.js';
 import { LOCAL_MODEL } from '../../src/shared/model-settings.js';
 import { searchKnowledgeBases } from '../../src/knowledge/retrieval.js';
 import { knowledgeParts } from '../../src/knowledge/assembly.js';
@@ -69,8 +68,8 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const keys = redisKeys(config.redis);
   const outbound = new OutboundClient(config.outbound, { maxResponseBytes: MAX_RESPONSE_BYTES });
   const sealer = new Sealer(config.encryptionKey, config.encryptionKeyPrevious);
-  const webhookQueue = new Queue<WebhookJob>(WEBHOOK_QUEUE, { connection: redis, prefix: keys.bullPrefix(WEBHOOK_QUEUE) });
-  const runQueue = new Queue<RunJob>(RUN_QUEUE, { connection: redis, prefix: keys.bullPrefix(RUN_QUEUE) });
+  const webhookQueue = producerQueue<WebhookJob>(WEBHOOK_QUEUE, redis, keys.bullPrefix(WEBHOOK_QUEUE));
+  const runQueue = producerQueue<RunJob>(RUN_QUEUE, redis, keys.bullPrefix(RUN_QUEUE));
   const outbox = new WebhookOutbox(knex, webhookQueue, config.webhooks);
   const audit = new AuditLog(knex);
   const deliverer = new WebhookDeliverer(knex, models, sealer, outbound.fetch, logger, {
