@@ -1,5 +1,6 @@
-// `npm start` (prestart) and `npm ci` (prepare): build only when the build is missing or older than
-// its sources, so a start without changes starts at once instead of rebuilding for a minute and more.
+// `npm ci` (prepare), `npm test` (pretest) and `npm start` (prestart): build only when the build is missing or older
+// than its sources, so a start or a test run without changes begins at once instead of rebuilding for a minute and
+// more (CI's `npm ci` then `npm test` built twice).
 // `--mark` (the end of `npm run build`) records that a build just finished.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';

@@ -94,7 +94,7 @@ describe('an agent without a model of its own', () => {
 
 describe('migration 20261127_025_agent_default_model', () => {
   it('makes the column nullable; agents stored with the old default `local` follow the default, others keep their model', async () => {
-    const database = await createDatabase();
+    const database = await createDatabase({ migrate: true });
     const knex = createKnex(database.url, { poolMax: 1 });
     try {
       const name = '20261127_025_agent_default_model';

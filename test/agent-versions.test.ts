@@ -18,7 +18,7 @@ let database: Awaited<ReturnType<typeof createDatabase>>;
 let app: TestApp;
 
 beforeAll(async () => {
-  database = await createDatabase();
+  database = await createDatabase({ migrate: true });
   // A gateway is configured (never called: agents are only saved here) so gateway settings can be checked, and private destinations refused as in production.
   app = await startTestApp({ env: { DATABASE_URL: database.url, GATEWAY_URL: 'http://127.0.0.1:9', GATEWAY_API_KEY: 'unused', OUTBOUND_ALLOW_PRIVATE: 'false' } });
 });

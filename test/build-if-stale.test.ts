@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -55,5 +55,11 @@ describe('build-if-stale', () => {
     built(past(30));
     rmSync(join(root, 'dist/console'), { recursive: true });
     expect(buildIsStale(root)).toBe(true);
+  });
+
+  it('npm ci (prepare), npm test (pretest) and npm start (prestart) all build through it, so CI builds once', () => {
+    root = mkdtempSync(join(tmpdir(), 'ap-build-'));
+    const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    for (const hook of ['prepare', 'pretest', 'prestart']) expect(scripts[hook], hook).toBe('node scripts/build-if-stale.mjs');
   });
 });

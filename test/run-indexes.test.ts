@@ -49,7 +49,7 @@ async function seed() {
 }
 
 beforeAll(async () => {
-  database = await createDatabase();
+  database = await createDatabase({ migrate: true });
   knex = createKnex(database.url, { poolMax: 2 });
   models = bindModels(knex);
   me = await seed();

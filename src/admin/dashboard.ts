@@ -2,9 +2,6 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Queue } from 'bullmq';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { KoaAdapter } from '@bull-board/koa';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { ADMIN, authorize } from '../auth/guard.js';
 import type { CredentialCache } from '../auth/cache.js';
@@ -85,7 +82,8 @@ const SECURITY_HEADERS = {
  * installed package; the one external stylesheet its page names (web fonts) is dropped.
  */
 export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
-  const board = boardMiddleware(deps);
+  // bull-board (~0.1 CPU-second to import) loads with the dashboard's first page, not with every web process.
+  let board: Promise<Middleware<AppState>> | undefined;
   const key = new TextEncoder().encode(`${deps.jwtSecret}:dashboard`);
   const inside = (path: string) => path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
 
@@ -181,7 +179,8 @@ export function queueDashboard(deps: DashboardDeps): Middleware<AppState> {
     }
     // SameSite=Strict keeps the cookie off other sites' requests; the Origin check also refuses a sibling site's (CSRF).
     if (byCookie && !SAFE_METHODS.has(ctx.method) && !fromThisOrigin(ctx)) throw new CrossOrigin();
-    await board(ctx, next);
+    board ??= boardMiddleware(deps);
+    await (await board)(ctx, next);
     // bull-board's router answers a method it lacks with a bare 405, or 501 for one it has never heard of.
     if (ctx.status === 501 || (ctx.status === 405 && ctx.body == null)) throw new MethodNotAllowed(ctx.method, ctx.response.get('Allow') || 'GET');
     if (typeof ctx.body === 'string' && ctx.response.is('html')) ctx.body = withoutExternalStyles(ctx.body);
@@ -286,7 +285,8 @@ function withoutExternalStyles(html: string): string {
   return html.replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '');
 }
 
-function boardMiddleware(deps: DashboardDeps): Middleware<AppState> {
+async function boardMiddleware(deps: DashboardDeps): Promise<Middleware<AppState>> {
+  const [{ createBullBoard }, { BullMQAdapter }, { KoaAdapter }] = await Promise.all([import('@bull-board/api'), import('@bull-board/api/bullMQAdapter'), import('@bull-board/koa')]);
   const adapter = new KoaAdapter();
   adapter.setBasePath(DASHBOARD_PATH);
   createBullBoard({

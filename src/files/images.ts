@@ -1,5 +1,4 @@
-import sharp from 'sharp';
-import { fileTypeFromBuffer } from 'file-type';
+import type { Sharp, SharpOptions } from 'sharp';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { FilesConfig } from '../config.js';
 import { IMAGE_TYPES, type ImageType } from '../shared/image-types.js';
@@ -51,8 +50,18 @@ export const imageLimits = (files: FilesConfig): ImageLimits => ({ maxSide: file
 /** A rendition keeps the original's type, except GIF (its first frame as PNG: models take still images). */
 const RENDITION_TYPE: Record<ImageType, ImageType> = { 'image/png': 'image/png', 'image/jpeg': 'image/jpeg', 'image/webp': 'image/webp', 'image/gif': 'image/png' };
 
-// libvips' operation cache would hold decoded images between unrelated requests.
-sharp.cache(false);
+let loadingSharp: Promise<typeof import('sharp')> | undefined;
+/** sharp and file-type (~0.1 CPU-second to import) load with the first image, not with every web and worker process. */
+function sharpFor(bytes: Buffer, options: SharpOptions): Promise<Sharp> {
+  loadingSharp ??= import('sharp').then((loaded) => {
+    // libvips' operation cache would hold decoded images between unrelated requests.
+    loaded.default.cache(false);
+    return loaded;
+  });
+  return loadingSharp.then(({ default: sharp }) => sharp(bytes, options));
+}
+
+const fileTypeFromBuffer = async (bytes: Buffer) => (await import('file-type')).fileTypeFromBuffer(bytes);
 
 /**
  * Reads images with libvips (sharp): the type from the bytes (file-type, never the client's
@@ -94,7 +103,7 @@ export class ImageProcessor {
   downscale(bytes: Buffer, contentType: ImageType, maxSide: number): Promise<Rendition> {
     return this.decoding(async () => {
       const type = RENDITION_TYPE[contentType];
-      const pipeline = this.open(bytes).autoOrient().resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true });
+      const pipeline = (await this.open(bytes)).autoOrient().resize(maxSide, maxSide, { fit: 'inside', withoutEnlargement: true });
       const encoded = type === 'image/jpeg' ? pipeline.jpeg({ quality: 85 }) : type === 'image/webp' ? pipeline.webp({ quality: 85 }) : pipeline.png({ compressionLevel: 6 });
       const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
       return { bytes: data, contentType: type, width: info.width, height: info.height, maxSide };
@@ -104,7 +113,7 @@ export class ImageProcessor {
   private async header(bytes: Buffer) {
     try {
       // The header only: sizes are checked against IMAGE_MAX_PIXELS here, not by libvips' own limit.
-      return await sharp(bytes, { limitInputPixels: false }).metadata();
+      return await (await sharpFor(bytes, { limitInputPixels: false })).metadata();
     } catch (err) {
       throw new ImageRejected('unreadable', `The image could not be read: ${(err as Error).message}`);
     }
@@ -116,12 +125,12 @@ export class ImageProcessor {
    */
   private verify(bytes: Buffer): Promise<void> {
     return this.decoding(async () => {
-      await this.open(bytes).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
+      await (await this.open(bytes)).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
     });
   }
 
-  private open(bytes: Buffer) {
-    return sharp(bytes, { failOn: 'error', limitInputPixels: this.limits.maxPixels });
+  private open(bytes: Buffer): Promise<Sharp> {
+    return sharpFor(bytes, { failOn: 'error', limitInputPixels: this.limits.maxPixels });
   }
 
   private decoding<T>(work: () => Promise<T>): Promise<T> {

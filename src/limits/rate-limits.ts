@@ -114,7 +114,7 @@ export const MAX_HELD = 10_000;
 /** GCRA's interval in whole µs, as the script computes it. */
 const intervalUs = (limit: number) => Math.ceil((RATE_LIMIT_WINDOW_S * 1_000_000) / limit);
 /** The local monotonic clock, µs. */
-const nowUs = () => performance.now() * 1000;
+const monotonicUs = () => performance.now() * 1000;
 
 interface Waiter {
   resolve(decision: RateDecision): void;
@@ -148,9 +148,11 @@ interface Held {
 export class RateLimiter {
   private readonly held = new Map<string, Held>();
 
+  /** `nowUs`: the monotonic clock (µs) held requests are spent by; a test passes one it moves itself. */
   constructor(
     private readonly redis: Pick<ScriptCommands, 'rateLimit'>,
     private readonly keys: Pick<RedisKeys, 'rateLimit'>,
+    private readonly nowUs: () => number = monotonicUs,
   ) {}
 
   /** Admits one request of `principal` or refuses it; undefined for a credential without a limit (no Redis call). */
@@ -169,7 +171,7 @@ export class RateLimiter {
     if (state) {
       state.limit = limit;
       if (state.queue.length === 0) {
-        const decision = this.spendHeld(state, nowUs());
+        const decision = this.spendHeld(state, this.nowUs());
         if (decision) return decision;
       }
     } else {
@@ -219,7 +221,7 @@ export class RateLimiter {
     state.calling = true;
     try {
       while (state.queue.length > 0) {
-        const before = nowUs();
+        const before = this.nowUs();
         while (state.queue.length > 0) {
           const decision = this.spendHeld(state, before);
           if (!decision) break;
@@ -229,7 +231,7 @@ export class RateLimiter {
         const waiters = state.queue.splice(0);
         const limit = state.limit;
         const wanted = Math.max(rateLimitBatch(limit), waiters.length);
-        const sentUs = nowUs();
+        const sentUs = this.nowUs();
         let answer: [number, number, number, number];
         try {
           answer = await this.reserve(key, limit, wanted);
@@ -238,7 +240,7 @@ export class RateLimiter {
           continue;
         }
         const [granted, remaining, waitMs, fullMs] = answer.map(Number) as [number, number, number, number];
-        const at = nowUs();
+        const at = this.nowUs();
         const served = Math.min(granted, waiters.length);
         // The waiters were admitted when the script ran, each with what is left after it.
         for (let i = 0; i < served; i++) {
@@ -274,7 +276,7 @@ export class RateLimiter {
   /** A new credential's state; at MAX_HELD, first those that hold nothing usable go, then the oldest idle ones. */
   private track(key: string, limit: number): Held {
     if (this.held.size >= MAX_HELD) {
-      const now = nowUs();
+      const now = this.nowUs();
       for (const [k, s] of this.held) {
         if (!s.calling && s.queue.length === 0 && (s.next >= s.end || now > s.firstUs + (s.end - 1) * s.stepUs)) this.held.delete(k);
       }
