@@ -4,7 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/engine/run-lease.js';
+import { DEFAULT_LEASE, type OutgoingEvent, type RunRef } from '../src/engine/protocol-types.js';
+import { EventStream } from '../src/engine/event-stream.js';
+import { withRunScripts } from '../src/engine/run-scripts.js';
 import { RunExecutor } from '../workers/runs/executor.js';
 import { WorkerLifecycle } from '../workers/runs/run-control.js';
 import { LocalModel } from '../workers/models/local.js';
@@ -70,7 +72,7 @@ interface Pair {
  * Marks each tool call's two ends (the log line before it runs, its result event reaching Redis) and, when a result
  * is published, makes the same call directly before letting the run go on: the run's next step waits for it.
  */
-class CallTimer extends RunLease {
+class CallTimer extends EventStream {
   readonly started = new Map<string, number>();
   readonly open: Pair[] = [];
   readonly first: Pair[] = [];
@@ -139,8 +141,8 @@ export async function run() {
   const everything = await startEverything();
   const web = await spawnProcess('../src/server.js', env, /web listening/);
   const worker = await spawnProcess('../workers/main.js', env, /worker ready/);
-  const timer = new CallTimer(bench.redis, identity.keys, DEFAULT_LEASE);
-  const inProcess = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis: bench.redis, logger: createLogger('silent', 'bench'), lease: timer });
+  const timer = new CallTimer(withRunScripts(bench.redis), identity.keys, DEFAULT_LEASE);
+  const inProcess = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis: bench.redis, logger: createLogger('silent', 'bench'), events: timer });
   try {
     const api = async (path: string, body?: unknown) => {
       const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_LEASE, RunLease, type OutgoingEvent, type RunRef } from '../src/engine/run-lease.js';
+import { DEFAULT_LEASE, type OutgoingEvent, type RunRef } from '../src/engine/protocol-types.js';
+import { EventStream } from '../src/engine/event-stream.js';
+import { withRunScripts } from '../src/engine/run-scripts.js';
 import { workerServices } from '../workers/runs/assembly.js';
 import { WorkerLifecycle } from '../workers/runs/run-control.js';
 import { RunExecutor } from '../workers/runs/executor.js';
@@ -23,7 +25,7 @@ const THROUGHPUT_RUNS = 3000;
 const STREAM_STEPS = [0, 1000, 5000];
 
 /** The same executor, called directly: no HTTP, no queue, no relay. */
-class TimingLease extends RunLease {
+class TimingStream extends EventStream {
   marks = new Map<string, number>();
   override publish(run: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
     if (events.some((e) => e.type === 'token') && !this.marks.has(`${run.id}:token`)) this.marks.set(`${run.id}:token`, performance.now());
@@ -69,8 +71,8 @@ async function runLocal() {
     }
     // (1) In-process baseline, then the same runs through HTTP → BullMQ → worker → stream → SSE.
     const { keys } = identity;
-    const lease = new TimingLease(redis, keys, DEFAULT_LEASE);
-    const inProcessWorker = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis, logger: createLogger('silent', 'bench'), lease });
+    const events = new TimingStream(withRunScripts(redis), keys, DEFAULT_LEASE);
+    const inProcessWorker = workerServices(bench.config, { knex: bench.knex, models: identity.models, redis, logger: createLogger('silent', 'bench'), events });
     const executor = new RunExecutor({ ...inProcessWorker.deps, modelFor: () => new LocalModel(0), defaultModel: 'local' });
     const lifecycle = new WorkerLifecycle();
     const inProcess: Timing[] = [];
@@ -84,7 +86,7 @@ async function runLocal() {
       const started = performance.now();
       const cancel = new AbortController();
       await executor.execute({ runId, conversationId, userId: user.id, attempt: 1, crashes: 0 }, cancel, lifecycle.controlFor(cancel));
-      inProcess.push({ firstToken: lease.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
+      inProcess.push({ firstToken: events.marks.get(`${runId}:token`)! - started, done: performance.now() - started });
     }
     await inProcessWorker.close();
     for (const features of FEATURES) for (let i = 0; i < 50; i++) await timedRun(urlOf(features), key, `warm-up ${i}*2`);

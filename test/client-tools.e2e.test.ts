@@ -5,7 +5,8 @@ import { ofType, stream, type ReceivedEvent, type StreamResult } from './support
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { RunService } from '../src/runs/service.js';
-import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
+import { leaseOptions } from '../src/engine/protocol-types.js';
+import { runProtocol } from '../src/engine/run-protocol.js';
 import { TestGateway } from './support/gateway.js';
 import { chat, native, responses } from './support/gateway-frames.js';
 import { TOOL_OUTPUT_MAX_BYTES } from '../src/shared/client-tools.js';
@@ -316,13 +317,13 @@ describe('a gateway model', () => {
 
 describe('deadlines of what a run waits on', () => {
   /** The run's Redis side as the engine drives it, both halves (the worker's requestApprovals, the web's decide and outputs). */
-  const lease = () => new RunLease(stack.identity.redis, stack.identity.keys, leaseOptions(stack.identity.config.runs));
+  const lease = () => runProtocol(stack.identity.redis, stack.identity.keys, leaseOptions(stack.identity.config.runs));
   /** A run's waits in Redis, asked for directly (the worker's requestApprovals), owned by attempt 1, at time 0 (before every deadline here, so none expires). */
   async function waits() {
     const { user } = await stack.user();
     const ref = { id: crypto.randomUUID(), conversationId: crypto.randomUUID(), userId: user.id };
     await stack.redis.hset(stack.identity.keys.runSequence(ref), 'owner', '1');
-    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => lease().requestApprovals(ref, '1', ids, deadlineMs, 3600, kind, 0) };
+    return { ref, ask: (ids: string[], deadlineMs: number, kind: 'approval' | 'client') => lease().signals.requestApprovals(ref, '1', ids, deadlineMs, 3600, kind, 0) };
   }
 
   it.each(['approval', 'client'] as const)('a %s asked again keeps its first deadline; a later park of the same run gets a fresh one', async (kind) => {
@@ -330,8 +331,8 @@ describe('deadlines of what a run waits on', () => {
     expect((await ask(['a'], 1000, kind)).deadlines).toEqual([1000]);
     // A resumed attempt asking again for the same call keeps the deadline it parked with.
     expect((await ask(['a'], 5000, kind)).deadlines).toEqual([1000]);
-    if (kind === 'approval') expect(await lease().decide(ref, 'a', { decision: 'approve' })).toBe('all_decided');
-    else expect((await lease().recordToolOutputs(ref, [{ call_id: 'a', output: 'x' }])).outcome).toBe('all_answered');
+    if (kind === 'approval') expect(await lease().signals.decide(ref, 'a', { decision: 'approve' })).toBe('all_decided');
+    else expect((await lease().signals.recordToolOutputs(ref, [{ call_id: 'a', output: 'x' }])).outcome).toBe('all_answered');
     // The next step's calls, later in the same run: their own, fresh deadline.
     const second = await ask(['a', 'b'], 9000, kind);
     expect(second.deadlines).toEqual([1000, 9000]);
@@ -343,8 +344,8 @@ describe('deadlines of what a run waits on', () => {
     const { ask, ref } = await waits();
     await ask(['gated'], 1000, 'approval');
     await ask(['client'], 1000, 'client');
-    expect(await lease().decide(ref, 'client', { decision: 'approve' })).toBe('not_pending');
-    expect(await lease().recordToolOutputs(ref, [{ call_id: 'gated', output: 'x' }])).toEqual({ outcome: 'not_pending', callId: 'gated' });
+    expect(await lease().signals.decide(ref, 'client', { decision: 'approve' })).toBe('not_pending');
+    expect(await lease().signals.recordToolOutputs(ref, [{ call_id: 'gated', output: 'x' }])).toEqual({ outcome: 'not_pending', callId: 'gated' });
   });
 });
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.js';
 import { createDatabase } from './support/database.js';
 import { ConversationEraser, DEFAULT_ERASE } from '../src/conversations/erase.js';
-import { leaseOptions, RunLease } from '../src/engine/run-lease.js';
+import { leaseOptions } from '../src/engine/protocol-types.js';
+import { runProtocol } from '../src/engine/run-protocol.js';
 
 /**
  * The life of conversations (DESIGN §20) in one process, no worker: PATCH, paging, filters,
@@ -199,7 +200,7 @@ describe('DELETE /api/conversations/{id}', () => {
   it('409 while a run holds it (nothing deleted); 204 after: messages and stream gone, the run kept without content', async () => {
     const { knex, keys, redis, config } = app.services;
     // The test plays the worker: it ends the run on the run's Redis side itself.
-    const lease = new RunLease(redis, keys, leaseOptions(config.runs));
+    const lease = runProtocol(redis, keys, leaseOptions(config.runs));
     const started = await call('POST', '/api/runs', { mode: 'react', q: 'What is 6*7?' });
     expect(started.status).toBe(202);
     const { run_id: runId, conversation_id: id } = started.body;
@@ -214,7 +215,7 @@ describe('DELETE /api/conversations/{id}', () => {
     expect((await call('GET', `/api/conversations/${id}`)).status).toBe(200);
 
     // The run ends (as a worker would end it): its hold released, its row final with an answer and usage.
-    expect((await lease.release(ref)).outcome).toBe('released');
+    expect((await lease.admission.release(ref)).outcome).toBe('released');
     await knex('runs').where({ id: runId }).update({
       status: 'failed',
       answer: 'forty-two',

@@ -1,7 +1,7 @@
 import { Superseded } from '../shared/errors.js';
 
 /**
- * What the run's Lua scripts (src/shared/lua) answer, named, and decoded here only (as BullMQ's
+ * What the run's Lua scripts (src/engine/lua) answer, named, and decoded here only (as BullMQ's
  * `ErrorCode` in its scripts.ts). One const object per script: outcome name → the value the script
  * returns for it. Each Lua file's header names the same outcomes; test/engine/transitions.test.ts
  * checks both, and that the scripts answer them in the states the transition table says.

@@ -1,6 +1,7 @@
-import type { RunLease, RunRef } from './run-lease.js';
+import type { EventStream } from './event-stream.js';
+import type { RunRef } from './protocol-types.js';
 
-export { readDoorbell, RING, type Doorbell } from './run-lease.js';
+export { readDoorbell, RING, type Doorbell } from './event-stream.js';
 
 /** A run's event stream as stored: its entry id, type and data. */
 export interface StreamEntry {
@@ -15,20 +16,20 @@ export interface StreamEntry {
  * drops a stream.
  */
 export class StreamReader {
-  constructor(private readonly lease: RunLease) {}
+  constructor(private readonly events: EventStream) {}
 
   /** On a cluster, doorbells are sharded channels (SSUBSCRIBE), heard from the master that holds the run's keys. */
   get sharded(): boolean {
-    return this.lease.keys.cluster;
+    return this.events.keys.cluster;
   }
 
   /** The run's stream key and doorbell channel. */
   locate(ref: RunRef): { key: string; doorbell: string } {
-    return this.lease.stream(ref);
+    return this.events.locate(ref);
   }
 
   /** The run's last event, if its stream is still kept. */
   lastEvent(ref: RunRef): Promise<StreamEntry | undefined> {
-    return this.lease.lastEvent(ref);
+    return this.events.lastEvent(ref);
   }
 }

@@ -6,7 +6,8 @@ import type { InjectPayload, RedisKeys, ScriptedRedis } from '../shared/redis-ke
 import { QUEUED_RECHECK_MS, runJobOptions, wakeRunJob, type RunJob } from '../shared/jobs.js';
 import type { MultitaskStrategy } from '../shared/multitask.js';
 import { isParked } from '../shared/run-statuses.js';
-import { leaseOptions, RunLease, type ApprovalDecision, type Claim, type RunRef } from './run-lease.js';
+import { leaseOptions, type ApprovalDecision, type Claim, type RunRef } from './protocol-types.js';
+import { runProtocol, type WebProtocol } from './run-protocol.js';
 import { RunStore, type NewRun } from './run-store.js';
 import { StreamReader } from './stream-reader.js';
 
@@ -53,7 +54,7 @@ export interface WebEngineSettings {
 /** Builds the web's engine; a process builds one, in its composition root, and shares it. */
 export function buildWebEngine({ knex, models, redis, keys, queue }: WebEngineClients, settings: WebEngineSettings): WebEngine {
   const store = new RunStore(knex, models, { preparedStatements: settings.preparedStatements });
-  return new WebEngine(store, new RunLease(redis, keys, leaseOptions(settings.runs)), queue);
+  return new WebEngine(store, runProtocol(redis, keys, leaseOptions(settings.runs)), queue);
 }
 
 /** How many cancels a bulk cancel sends at once. */
@@ -63,7 +64,7 @@ export const runRef = (run: Pick<Run, 'id' | 'conversation_id' | 'user_id'>): Ru
 
 /**
  * The web's face of the run engine (DESIGN §22): start, inject, cancel, decide, submit tool
- * outputs. Each pairs the Redis step that decides (src/engine/run-lease.ts) with the Postgres
+ * outputs. Each pairs the Redis step that decides (src/engine/run-protocol.ts) with the Postgres
  * record (src/engine/run-store.ts) and the job, in the order src/engine/transitions.ts describes,
  * and wakes the run's job where a parked or queued run must hear what happened. Who may do it
  * (ownership, validation, budgets) is decided before, by the caller (src/runs/service.ts).
@@ -72,17 +73,24 @@ export class WebEngine {
   /** Where the relay and the long poll read runs' events. */
   readonly streams: StreamReader;
 
+  private readonly admission: WebProtocol['admission'];
+  private readonly signals: WebProtocol['signals'];
+  private readonly events: WebProtocol['events'];
+
   constructor(
     private readonly store: RunStore,
-    private readonly lease: RunLease,
+    { admission, signals, events }: WebProtocol,
     private readonly queue: Queue<RunJob>,
   ) {
-    this.streams = new StreamReader(lease);
+    this.admission = admission;
+    this.signals = signals;
+    this.events = events;
+    this.streams = new StreamReader(events);
   }
 
   /** RUN_QUEUE_PER_CONVERSATION: most runs that may wait on one conversation (a claim refused `full` names it). */
   get queueLimit(): number {
-    return this.lease.options.queueLimit;
+    return this.admission.options.queueLimit;
   }
 
   /**
@@ -92,7 +100,7 @@ export class WebEngine {
    */
   async start(plan: StartPlan): Promise<StartResult> {
     const { ref, newRun } = plan;
-    const claim = await this.lease.claim(ref, plan.announced, plan.userLimit, plan.strategy, plan.parkedLimit);
+    const claim = await this.admission.claim(ref, plan.announced, plan.userLimit, plan.strategy, plan.parkedLimit);
     if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { outcome: 'refused', claim };
     const queued = claim.outcome === 'queued';
     if (claim.event) plan.onClaimed?.(ref, claim.event);
@@ -117,7 +125,7 @@ export class WebEngine {
 
   /** Queues an inject while the conversation has an active run: that run's id, or null (nothing queued: 409). */
   inject(userId: string, conversationId: string, payload: InjectPayload): Promise<string | null> {
-    return this.lease.inject(userId, conversationId, payload);
+    return this.signals.inject(userId, conversationId, payload);
   }
 
   /**
@@ -125,7 +133,7 @@ export class WebEngine {
    * nothing). A parked run, or one queued behind another, has no worker to hear it: its job is woken.
    */
   async cancel(run: Run): Promise<boolean> {
-    const accepted = !run.isFinal && (await this.lease.cancel(runRef(run)));
+    const accepted = !run.isFinal && (await this.signals.cancel(runRef(run)));
     if (!accepted) return false;
     if (isParked(run.status) || accepted === 'dequeued') await this.wake(run.id);
     return true;
@@ -162,25 +170,25 @@ export class WebEngine {
 
   /** Whether a parked run should wake: every call answered, or a cancel accepted (read only). */
   shouldWake(ref: RunRef): Promise<boolean> {
-    return this.lease.shouldWake(ref);
+    return this.signals.shouldWake(ref);
   }
 
   /**
    * Holds a conversation with no active or waiting run for its deletion (DESIGN §20); null when a
-   * run is active or waiting. See RunLease.holdForDeletion.
+   * run is active or waiting. See Admission.holdForDeletion.
    */
   holdForDeletion(userId: string, conversationId: string, seconds?: number): Promise<DeletionHold | null> {
-    return this.lease.holdForDeletion(userId, conversationId, seconds);
+    return this.admission.holdForDeletion(userId, conversationId, seconds);
   }
 
   /** Drops a run's event stream from Redis (its data erased with its user or conversation). */
   discardStream(ref: RunRef): Promise<void> {
-    return this.lease.discardStream(ref);
+    return this.events.discardStream(ref);
   }
 
   /** A person's decision on a gated call; the last one resumes the run (`resumed`). */
   async decide(run: Run, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'resuming'> {
-    const outcome = run.isFinal ? 'not_pending' : await this.lease.decide(runRef(run), callId, decision);
+    const outcome = run.isFinal ? 'not_pending' : await this.signals.decide(runRef(run), callId, decision);
     if (outcome !== 'all_decided') return outcome;
     // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
     await this.wake(run.id);
@@ -189,7 +197,7 @@ export class WebEngine {
 
   /** The client's outputs of its tool calls, all or none; the last one resumes the run (`resumed`). */
   async submitToolOutputs(run: Run, outputs: { call_id: string; output: string }[]): Promise<{ outcome: 'recorded' | 'resuming' | 'cancelled' } | { outcome: 'not_pending'; callId: string }> {
-    const recorded = await this.lease.recordToolOutputs(runRef(run), outputs);
+    const recorded = await this.signals.recordToolOutputs(runRef(run), outputs);
     if (recorded.outcome === 'not_pending') return recorded;
     if (recorded.outcome !== 'all_answered') return { outcome: recorded.outcome };
     await this.wake(run.id);
@@ -198,7 +206,7 @@ export class WebEngine {
 
   /** Whether a run's event stream can still be joined (it expires RUN_STREAM_TTL_S after `done`). */
   streamExists(run: Run): Promise<boolean> {
-    return this.lease.streamExists(runRef(run));
+    return this.events.streamExists(runRef(run));
   }
 
   /** Moves a run's delayed job to waiting, for a worker to take (a parked run resuming, a queued run's turn). */
@@ -228,15 +236,15 @@ export class WebEngine {
    */
   private async afterQueued(ref: RunRef, strategy: MultitaskStrategy, activeRunId: string | null): Promise<void> {
     if (strategy !== 'enqueue' && activeRunId) await this.wake(activeRunId);
-    if (await this.lease.holds(ref)) await this.wake(ref.id);
+    if (await this.admission.holds(ref)) await this.wake(ref.id);
   }
 
   /** Undoes a claim whose run could not be stored or queued (a run that took the conversation over from it is woken). */
   private async undoClaim(ref: RunRef, queued: boolean): Promise<void> {
-    if (!queued || !(await this.lease.withdraw(ref))) {
-      const released = await this.lease.release(ref);
+    if (!queued || !(await this.admission.withdraw(ref))) {
+      const released = await this.admission.release(ref);
       if (released.outcome === 'released' && released.successor) await this.wake(released.successor);
     }
-    await this.lease.discardStream(ref);
+    await this.events.discardStream(ref);
   }
 }

@@ -3,12 +3,14 @@ import type { Message, Run } from '../db/models.js';
 import type { Logger } from '../logger.js';
 import type { RunJob } from '../shared/jobs.js';
 import type { StopKind } from '../shared/multitask.js';
-import type { BreakpointState, FinishOutcome, OutgoingEvent, RunLease, RunRef } from './run-lease.js';
+import type { BreakpointState, FinishOutcome, OutgoingEvent, ReleaseOutcome, RunRef } from './protocol-types.js';
+import type { RunProtocol } from './run-protocol.js';
+import type { RunSignals } from './run-signals.js';
 import type { AttemptClaim, Compaction, FailedEnd, HistoryBound, LoadedRun, NewRun, RunStore, SucceededEnd } from './run-store.js';
 import { runRef } from './web-engine.js';
 
 // The types the worker's loops share with the engine: they read them here, not from its Redis or Postgres halves.
-export type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from './run-lease.js';
+export type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from './protocol-types.js';
 export type { Compaction, CountedMessage, HistoryBound, HistoryMessage, LoadedRun } from './run-store.js';
 export type { StopKind } from '../shared/multitask.js';
 export { runRef };
@@ -39,16 +41,26 @@ export interface FailingAttempt {
 
 /**
  * The worker's face of the run engine (DESIGN §22): take, breakpoint, park, finish, hand back.
- * Each pairs the attempt's hold in Redis (src/engine/run-lease.ts) with the row in Postgres
+ * Each pairs the attempt's hold in Redis (src/engine/run-protocol.ts) with the row in Postgres
  * (src/engine/run-store.ts), as the transitions of src/engine/transitions.ts say; the loops
  * (workers/runs) decide what to do, this decides what it means for the run.
  */
 export class WorkerEngine {
+  private readonly admission: RunProtocol['admission'];
+  private readonly signals: RunProtocol['signals'];
+  private readonly hold: RunProtocol['hold'];
+  private readonly events: RunProtocol['events'];
+
   constructor(
     private readonly store: RunStore,
-    private readonly lease: RunLease,
+    { admission, signals, hold, events }: RunProtocol,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.admission = admission;
+    this.signals = signals;
+    this.hold = hold;
+    this.events = events;
+  }
 
   /**
    * `started` / `superseded` / `resumed`: takes the run in Redis (fencing out older attempts) while
@@ -68,18 +80,18 @@ export class WorkerEngine {
       if (newRun && stored?.opensConversation && !stored.agentId && attempt === 1) {
         const claimed = loading.then((loaded) => loaded?.claimed === true);
         claimed.catch(() => {});
-        return [await this.lease.take(ref, attempt), { ...this.store.assumeClaimed(newRun, claim), claimed }];
+        return [await this.hold.take(ref, attempt), { ...this.store.assumeClaimed(newRun, claim), claimed }];
       }
-      return Promise.all([this.lease.take(ref, attempt), loading]);
+      return Promise.all([this.hold.take(ref, attempt), loading]);
     }
     const loaded = await this.store.load(runId, bound, claim);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
-    return [await this.lease.take(runRef(loaded.run), attempt), loaded];
+    return [await this.hold.take(runRef(loaded.run), attempt), loaded];
   }
 
   /** A queued run (DESIGN §19) starts once its conversation is handed to it and every run before it has recorded its end. */
   async admit(ref: RunRef): Promise<Admission> {
-    const admission = await this.lease.admit(ref);
+    const admission = await this.admission.admit(ref);
     if (admission === 'wait') return 'wait';
     if (admission === 'end') return 'end';
     return (await this.store.admitQueued(ref.id, ref.conversationId)) ? 'start' : 'predecessor';
@@ -87,17 +99,17 @@ export class WorkerEngine {
 
   /** A run back from waiting for approval or its client counts toward its user's cap again. */
   rejoin(ref: RunRef): Promise<void> {
-    return this.lease.rejoin(ref);
+    return this.signals.rejoin(ref);
   }
 
   /** Keeps the hold alive; reports a pending cancel and the injects waiting. */
   breakpoint(ref: RunRef): Promise<BreakpointState> {
-    return this.lease.breakpoint(ref);
+    return this.hold.breakpoint(ref);
   }
 
   /** The first `count` injects are in the checkpoint: they leave the list. */
   acknowledge(ref: RunRef, count: number): Promise<number> {
-    return this.lease.acknowledge(ref, count);
+    return this.hold.acknowledge(ref, count);
   }
 
   /** `parked_for_approval` / `parked_for_client_tools`: the row, its checkpoint and what it waits for (the job is delayed next). */
@@ -107,17 +119,17 @@ export class WorkerEngine {
 
   /** After the job is delayed: the run keeps its conversation while it waits; true when it must wake at once. */
   parked(ref: RunRef, ttlSeconds: number): Promise<boolean> {
-    return this.lease.park(ref, ttlSeconds);
+    return this.signals.park(ref, ttlSeconds);
   }
 
   /** The run's one end decision in Redis: finished (conversation released), an inject waiting, or a cancel pending (which wins). */
   finish(ref: RunRef, owner: string): Promise<FinishOutcome> {
-    return this.lease.finish(ref, owner);
+    return this.admission.finish(ref, owner);
   }
 
   /** Failing or cancelling: frees the conversation unless an inject is still waiting to be announced. */
-  release(ref: RunRef, owner: string): ReturnType<RunLease['release']> {
-    return this.lease.release(ref, owner);
+  release(ref: RunRef, owner: string): Promise<ReleaseOutcome> {
+    return this.admission.release(ref, owner);
   }
 
   /**
@@ -129,7 +141,7 @@ export class WorkerEngine {
   async endSucceeded(run: Run, end: SucceededEnd, announce: (messageId: string) => Promise<void>): Promise<string[]> {
     const { messageId, deliveries } = await this.store.succeed(run, end);
     await announce(messageId);
-    await this.lease.forget(runRef(run));
+    await this.hold.forget(runRef(run));
     return deliveries;
   }
 
@@ -140,12 +152,12 @@ export class WorkerEngine {
    */
   async endFailed(run: Run, attempt: FailingAttempt): Promise<{ status: FailedEnd['status']; deliveries: string[] }> {
     const ref = runRef(run);
-    const stop = attempt.cancelled ? await this.lease.stopKind(ref) : undefined;
+    const stop = attempt.cancelled ? await this.signals.stopKind(ref) : undefined;
     await attempt.release();
     const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
     const { deliveries } = await this.store.fail(run, { ...attempt.end(stop), status, rollback: stop === 'rollback' });
     await attempt.announce(status);
-    await this.lease.forget(ref);
+    await this.hold.forget(ref);
     return { status, deliveries };
   }
 
@@ -157,19 +169,19 @@ export class WorkerEngine {
    */
   async endAgain(run: Run, announce: (answer: Message | undefined) => Promise<void>): Promise<void> {
     const ref = runRef(run);
-    const last = await this.lease.lastEvent(ref);
+    const last = await this.events.lastEvent(ref);
     if (last && last.type !== 'done') await announce(await this.store.answerOf(run));
-    await this.lease.forget(ref);
+    await this.hold.forget(ref);
   }
 
   /** Appends the attempt's events to the run's stream (fenced by `owner`, idempotent per scope and seq). */
   publish(ref: RunRef, owner: string, events: OutgoingEvent[]): Promise<number> {
-    return this.lease.publish(ref, owner, events);
+    return this.events.publish(ref, owner, events);
   }
 
-  /** Registers the calls that wait for a person's decision or the client's output, and reads their answers (RunLease.requestApprovals). */
-  requestApprovals(...args: Parameters<RunLease['requestApprovals']>): ReturnType<RunLease['requestApprovals']> {
-    return this.lease.requestApprovals(...args);
+  /** Registers the calls that wait for a person's decision or the client's output, and reads their answers (RunSignals.requestApprovals). */
+  requestApprovals(...args: Parameters<RunSignals['requestApprovals']>): ReturnType<RunSignals['requestApprovals']> {
+    return this.signals.requestApprovals(...args);
   }
 
   /** The loop's state, fenced by the attempt that owns the run. */
@@ -184,17 +196,17 @@ export class WorkerEngine {
 
   /** Whether the run holds its conversation now (a queued run admitted while its job was being delayed). */
   holds(ref: RunRef): Promise<boolean> {
-    return this.lease.holds(ref);
+    return this.admission.holds(ref);
   }
 
   /** Whether a parked run must wake: every call answered, or a cancel accepted (the wake sweep's check). */
   shouldWake(ref: RunRef): Promise<boolean> {
-    return this.lease.shouldWake(ref);
+    return this.signals.shouldWake(ref);
   }
 
   /** How often a running attempt keeps its hold alive: ten times within the hold's life. */
   get heartbeatMs(): number {
-    return (this.lease.options.markerTtlSeconds * 1000) / 10;
+    return (this.hold.options.markerTtlSeconds * 1000) / 10;
   }
 
   /** `handed_back`: the attempt gives the run back to the queue (shutdown, outage). */
@@ -214,7 +226,7 @@ export class WorkerEngine {
       await sleep(delay);
       const loaded = await this.store.load(ref.id, bound, claim);
       if (loaded) return loaded;
-      if (!(await this.lease.streamExists(ref))) return undefined;
+      if (!(await this.events.streamExists(ref))) return undefined;
     }
     this.logger.warn({ run_id: ref.id }, 'a run job names a run Postgres does not have (its asynchronous commit was lost); writing its row again from the job');
     await this.store.recreate(stored);

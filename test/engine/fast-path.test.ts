@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDoorbell, type OutgoingEvent } from '../../src/engine/run-lease.js';
+import { readDoorbell } from '../../src/engine/event-stream.js';
+import type { OutgoingEvent } from '../../src/engine/protocol-types.js';
 import { StreamReader } from '../../src/engine/stream-reader.js';
 import { WorkerEngine } from '../../src/engine/worker-engine.js';
 import { EventRelay } from '../../src/runs/relay.js';
@@ -31,9 +32,9 @@ async function nextMessage(channel: string): Promise<{ message: Promise<string> 
 describe('a doorbell carries its events', () => {
   it('names the entry before them and holds each appended entry as the stream does', async () => {
     const { ref, claim } = await startRun(engine);
-    await engine.worker.take(ref, 1);
+    await engine.worker.hold.take(ref, 1);
     const { message } = await nextMessage(engine.keys.runDoorbell(ref));
-    expect(await engine.worker.publish(ref, '1', [token(1), token(2)])).toBe(2);
+    expect(await engine.worker.events.publish(ref, '1', [token(1), token(2)])).toBe(2);
     const doorbell = readDoorbell(await message);
     const stream = await engine.redis.xrange(engine.keys.runEvents(ref), '-', '+');
     expect(doorbell).toEqual({
@@ -45,10 +46,10 @@ describe('a doorbell carries its events', () => {
 
   it('a batch larger than a doorbell carries rings with its count, and a doorbell that is not one reads as a plain ring', async () => {
     const { ref } = await startRun(engine);
-    await engine.worker.take(ref, 1);
+    await engine.worker.hold.take(ref, 1);
     const { message } = await nextMessage(engine.keys.runDoorbell(ref));
     const large = Array.from({ length: 40 }, (_, i) => token(i + 1, 'x'.repeat(1000)));
-    expect(await engine.worker.publish(ref, '1', large)).toBe(40);
+    expect(await engine.worker.events.publish(ref, '1', large)).toBe(40);
     expect(await message).toBe('40');
     expect(readDoorbell('40')).toEqual({ carried: false });
     expect(readDoorbell('a\nb')).toEqual({ carried: false });
@@ -64,11 +65,11 @@ describe('the relay writes carried events without reading the stream', () => {
       reads++;
       return xrange(...args);
     };
-    const relay = new EventRelay(engine.connect('subscriber'), reader, new StreamReader(engine.web), (err) => {
+    const relay = new EventRelay(engine.connect('subscriber'), reader, new StreamReader(engine.web.events), (err) => {
       throw err;
     });
     const { ref, claim } = await startRun(engine);
-    await engine.worker.take(ref, 1);
+    await engine.worker.hold.take(ref, 1);
     const got: StoredEvent[] = [];
     let arrived: () => void = () => {};
     const stop = await relay.listen(ref, claim.event!.id, (events) => {
@@ -82,13 +83,13 @@ describe('the relay writes carried events without reading the stream', () => {
       });
     const readsAfterListen = reads;
 
-    await engine.worker.publish(ref, '1', [token(1)]);
+    await engine.worker.events.publish(ref, '1', [token(1)]);
     await delivered(1);
-    await engine.worker.publish(ref, '1', [token(2), token(3)]);
+    await engine.worker.events.publish(ref, '1', [token(2), token(3)]);
     await delivered(3);
     expect(reads).toBe(readsAfterListen);
 
-    await engine.worker.publish(ref, '1', Array.from({ length: 30 }, (_, i) => token(i + 4, 'y'.repeat(1000))));
+    await engine.worker.events.publish(ref, '1', Array.from({ length: 30 }, (_, i) => token(i + 4, 'y'.repeat(1000))));
     await delivered(33);
     expect(reads).toBeGreaterThan(readsAfterListen);
     stop();
@@ -117,14 +118,14 @@ describe('a run that opens its conversation starts before its claim is back', ()
   it('a job whose run was given up (no row, its stream discarded) publishes nothing: its claim is refused and the stream stays gone', async () => {
     const ref = { id: randomUUID(), conversationId: randomUUID(), userId: engine.userId };
     const announced = { run_id: ref.id, conversation_id: ref.conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const, trace_id: null };
-    await engine.web.claim(ref, announced, USER_LIMIT);
-    await engine.web.release(ref);
-    await engine.web.discardStream(ref);
+    await engine.web.admission.claim(ref, announced, USER_LIMIT);
+    await engine.web.admission.release(ref);
+    await engine.web.events.discardStream(ref);
     const [, loaded] = await worker().take({ runId: ref.id, conversationId: ref.conversationId, userId: ref.userId, attempt: 1, crashes: 0, stored: storedOf('q') }, bound);
     const claimed = Promise.resolve(loaded!.claimed).then((held) => {
       if (!held) throw new Superseded();
     });
-    const events = new RunEvents(engine.worker, ref, { deterministic: false, attempt: 1 }, 100, claimed);
+    const events = new RunEvents(engine.worker.events, ref, { deterministic: false, attempt: 1 }, 100, claimed);
     void events.publish('status', { status: 'running' });
     await expect(events.flush()).rejects.toBeInstanceOf(Superseded);
     await expect(events.flush()).rejects.toBeInstanceOf(Superseded);

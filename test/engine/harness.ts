@@ -5,7 +5,8 @@ import { createKnex } from '../../src/db/knex.js';
 import { bindModels, type Models, type Run } from '../../src/db/models.js';
 import { createRedis, waitForReady, type RedisRole } from '../../src/redis/connection.js';
 import { deleteKeysWithPrefix, redisKeys, type RedisKeys, type ScriptedRedis } from '../../src/shared/redis-keys.js';
-import { DEFAULT_LEASE, RunLease, type Claim, type LeaseOptions, type RunRef } from '../../src/engine/run-lease.js';
+import { DEFAULT_LEASE, type Claim, type LeaseOptions, type RunRef } from '../../src/engine/protocol-types.js';
+import { runProtocol, type RunProtocol } from '../../src/engine/run-protocol.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { emptyUsage } from '../../src/shared/events.js';
 import type { MultitaskStrategy } from '../../src/shared/multitask.js';
@@ -22,17 +23,17 @@ import { uniqueId } from '../support/app.js';
 
 /**
  * The run engine's two halves built in-process (DESIGN §22): the Postgres record (RunStore) on a
- * database of the file's own, and the Redis side (RunLease) under a key prefix of its own, once
+ * database of the file's own, and the Redis side (RunProtocol) under a key prefix of its own, once
  * as the web sees it and once as a worker does (two connections, so races really interleave).
  */
 export interface Engine {
   knex: Knex;
   models: Models;
   store: RunStore;
-  /** The web tier's lease (claim, inject, cancel, decide, tool outputs). */
-  web: RunLease;
-  /** A worker's lease (take, breakpoint, park, publish, finish, release). */
-  worker: RunLease;
+  /** The run protocol on the web tier's connection (claim, inject, cancel, decide, tool outputs). */
+  web: RunProtocol;
+  /** The run protocol on a worker's connection (take, breakpoint, park, publish, finish, release). */
+  worker: RunProtocol;
   keys: RedisKeys;
   redis: ScriptedRedis;
   userId: string;
@@ -60,7 +61,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
   await Promise.all([waitForReady(webRedis), waitForReady(workerRedis)]);
   const leaseOptions = { ...DEFAULT_LEASE, ...options };
   const store = new RunStore(knex, models);
-  const web = new RunLease(webRedis, keys, leaseOptions);
+  const web = runProtocol(webRedis, keys, leaseOptions);
   const queue = new Queue<RunJob>(RUN_QUEUE, { connection: workerRedis, prefix: keys.bullPrefix(RUN_QUEUE) });
   // No images in these runs: the files a run attaches and the conversation's message views are never asked for.
   const files = { attachable: async () => [], views: async () => [] };
@@ -74,7 +75,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
     web,
     service,
     queue,
-    worker: new RunLease(workerRedis, keys, leaseOptions),
+    worker: runProtocol(workerRedis, keys, leaseOptions),
     keys,
     redis: workerRedis,
     userId: (user as { id: string }).id,
@@ -99,7 +100,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}): Promise
 export async function startRun(engine: Engine, { conversationId = randomUUID() as string, strategy = 'reject', query = 'question' }: { conversationId?: string; strategy?: MultitaskStrategy; query?: string } = {}): Promise<{ ref: RunRef; claim: Claim; run?: Run }> {
   const ref: RunRef = { id: randomUUID(), conversationId, userId: engine.userId };
   const announced = { run_id: ref.id, conversation_id: conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const, trace_id: null };
-  const claim = await engine.web.claim(ref, announced, USER_LIMIT, strategy);
+  const claim = await engine.web.admission.claim(ref, announced, USER_LIMIT, strategy);
   if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { ref, claim };
   const run = await engine.store.create({ runId: ref.id, userId: ref.userId, conversationId, agentId: null, mode: 'react', query, userMetadata: null, docMode: null, attachments: [] });
   return { ref, claim, run };
@@ -110,7 +111,7 @@ export async function startRun(engine: Engine, { conversationId = randomUUID() a
  * by side. The Run it works with carries the attempt (every later write is fenced by it).
  */
 export async function takeRun(engine: Engine, ref: RunRef, attempt: number, crashes = 0) {
-  const [taken, loaded] = await Promise.all([engine.worker.take(ref, attempt), engine.store.load(ref.id, { messages: 100, tokens: 100_000, windows: 1 }, { attempt, crashes })]);
+  const [taken, loaded] = await Promise.all([engine.worker.hold.take(ref, attempt), engine.store.load(ref.id, { messages: 100, tokens: 100_000, windows: 1 }, { attempt, crashes })]);
   const run = loaded!.run;
   Object.assign(run, { attempt, crashes });
   return { taken, run, claimed: loaded!.claimed === true };
@@ -118,10 +119,10 @@ export async function takeRun(engine: Engine, ref: RunRef, attempt: number, cras
 
 /** A run to completion as a worker's happy path does: the Redis end decided first, then the final row. */
 export async function succeed(engine: Engine, run: Run, answer = 'answer') {
-  const ending = await engine.worker.finish(refOf(run), String(run.attempt));
+  const ending = await engine.worker.admission.finish(refOf(run), String(run.attempt));
   if (ending.outcome !== 'finished') return ending;
   await engine.store.succeed(run, { answer, citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' });
-  await engine.worker.forget(refOf(run));
+  await engine.worker.hold.forget(refOf(run));
   return ending;
 }
 

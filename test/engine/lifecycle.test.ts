@@ -34,20 +34,20 @@ describe('running → final', () => {
   it('succeeded: the end decision frees the conversation and the cap; the row, its answer message and a forgotten sequence follow', async () => {
     const { ref } = await startRun(engine);
     const { run } = await takeRun(engine, ref, 1);
-    expect(await engine.worker.publish(ref, '1', [{ type: 'status', data: '{"status":"running"}', scope: 'main', seq: 1 }])).toBe(1);
+    expect(await engine.worker.events.publish(ref, '1', [{ type: 'status', data: '{"status":"running"}', scope: 'main', seq: 1 }])).toBe(1);
     expect(await succeed(engine, run, 'forty-two')).toEqual({ outcome: 'finished', successor: null });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'succeeded', answer: 'forty-two', finish_reason: 'stop', finished_at: expect.any(Date) });
     expect(await engine.knex('messages').where({ run_id: ref.id, role: 'assistant' }).pluck('content')).toEqual(['forty-two']);
     expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false, owner: null, approvals: {} });
     // The run is over: nothing more may be published, and there is nothing to cancel.
-    await expect(engine.worker.publish(ref, '1', [{ type: 'done', data: '{}', scope: 'end', seq: 1 }])).rejects.toBeInstanceOf(Superseded);
-    expect(await engine.web.cancel(ref)).toBe(false);
+    await expect(engine.worker.events.publish(ref, '1', [{ type: 'done', data: '{}', scope: 'end', seq: 1 }])).rejects.toBeInstanceOf(Superseded);
+    expect(await engine.web.signals.cancel(ref)).toBe(false);
   });
 
   it('failed: release frees the conversation whatever is pending; the row records the error and no answer', async () => {
     const { ref } = await startRun(engine);
     const { run } = await takeRun(engine, ref, 1);
-    expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
+    expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
     await engine.store.fail(run, { status: 'failed', ...failure });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'failed', error: failure.error, answer: null });
     expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false });
@@ -57,11 +57,11 @@ describe('running → final', () => {
   it('cancelled: the accepted cancel is seen at the breakpoint and wins the end decision; the release clears the flag and the row is cancelled', async () => {
     const { ref } = await startRun(engine);
     const { run } = await takeRun(engine, ref, 1);
-    expect(await engine.web.cancel(ref)).toBe('active');
-    expect(await engine.worker.breakpoint(ref)).toEqual({ cancelPending: true, waiting: [] });
-    expect(await engine.worker.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'cancel' });
-    expect(await engine.worker.stopKind(ref)).toBe('cancel');
-    expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
+    expect(await engine.web.signals.cancel(ref)).toBe('active');
+    expect(await engine.worker.hold.breakpoint(ref)).toEqual({ cancelPending: true, waiting: [] });
+    expect(await engine.worker.admission.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'cancel' });
+    expect(await engine.worker.signals.stopKind(ref)).toBe('cancel');
+    expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
     await engine.store.fail(run, { status: 'cancelled', ...failure, error: null });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'cancelled', error: null });
     expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false, cancel: null });
@@ -69,7 +69,7 @@ describe('running → final', () => {
 
   it('a cancel accepted before the first take is seen by the take itself', async () => {
     const { ref } = await startRun(engine);
-    expect(await engine.web.cancel(ref)).toBe('active');
+    expect(await engine.web.signals.cancel(ref)).toBe('active');
     const { taken } = await takeRun(engine, ref, 1);
     expect(taken.cancelPending).toBe(true);
   });
@@ -112,7 +112,7 @@ describe('the guards of the row', () => {
   it('a final row is claimed by no attempt, however new', async () => {
     const { ref } = await startRun(engine);
     const { run } = await takeRun(engine, ref, 1);
-    await engine.worker.release(ref, '1');
+    await engine.worker.admission.release(ref, '1');
     await engine.store.fail(run, { status: 'cancelled', ...failure, error: null });
     const late = await engine.store.load(ref.id, { messages: 10, tokens: 1000, windows: 1 }, { attempt: 9, crashes: 0 });
     expect(late!.claimed).toBe(false);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Run } from '../../src/db/models.js';
-import { DEFAULT_LEASE, RunLease, type RunRef } from '../../src/engine/run-lease.js';
+import { DEFAULT_LEASE, type RunRef } from '../../src/engine/protocol-types.js';
+import { runProtocol } from '../../src/engine/run-protocol.js';
 import type { MultitaskStrategy } from '../../src/shared/multitask.js';
 import { createEngine, eventTypes, markersOf, refOf, rowOf, startRun, succeed, takeRun, usage, type Engine } from './harness.js';
 
@@ -32,7 +33,7 @@ const history = async (conversationId: string) =>
 
 /** The queued run's turn, as its worker finds it: Redis admits it, then Postgres (its question moved after what came before). */
 async function admitAndTake(ref: RunRef) {
-  expect(await engine.worker.admit(ref)).toBe('admitted');
+  expect(await engine.worker.admission.admit(ref)).toBe('admitted');
   expect(await engine.store.admitQueued(ref.id, ref.conversationId)).toBe(true);
   return takeRun(engine, ref, 1);
 }
@@ -64,15 +65,15 @@ describe('enqueue', () => {
     expect(await rowOf(engine, b.id)).toMatchObject({ status: 'queued' });
     expect(await markersOf(engine, ref)).toMatchObject({ active: ref.id, queue: [b.id, c.id], cancel: null });
     expect(await eventTypes(engine, b)).toEqual(['run']);
-    expect(await engine.worker.admit(b)).toBe('wait');
+    expect(await engine.worker.admission.admit(b)).toBe('wait');
 
     // The Redis end hands the conversation over at once; Postgres admits B only once A's end is recorded.
-    expect(await engine.worker.finish(ref, '1')).toEqual({ outcome: 'finished', successor: b.id });
+    expect(await engine.worker.admission.finish(ref, '1')).toEqual({ outcome: 'finished', successor: b.id });
     expect(await markersOf(engine, b)).toMatchObject({ active: b.id, queue: [c.id], counted: true });
-    expect(await engine.worker.admit(b)).toBe('admitted');
+    expect(await engine.worker.admission.admit(b)).toBe('admitted');
     expect(await engine.store.admitQueued(b.id, b.conversationId)).toBe(false);
     await engine.store.succeed(run, { answer: 'first answer', citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' });
-    expect(await engine.worker.admit(c)).toBe('wait');
+    expect(await engine.worker.admission.admit(c)).toBe('wait');
 
     const taken = await admitAndTake(b);
     expect(await succeed(engine, taken.run, 'second answer')).toEqual({ outcome: 'finished', successor: c.id });
@@ -85,12 +86,12 @@ describe('enqueue', () => {
   it('a queued run cancelled leaves the queue (dequeued) and may only end; the active run then hands over to nobody', async () => {
     const { ref, run } = await activeRun();
     const b = refOf(await second(ref, 'enqueue'));
-    expect(await engine.web.cancel(b)).toBe('dequeued');
-    expect(await engine.worker.admit(b)).toBe('end');
+    expect(await engine.web.signals.cancel(b)).toBe('dequeued');
+    expect(await engine.worker.admission.admit(b)).toBe('end');
     // Its woken job ends it without running: the take sees the cancel, the release frees nothing of A's, the row ends cancelled.
     const ended = await takeRun(engine, b, 1);
     expect(ended.taken.cancelPending).toBe(true);
-    expect(await engine.worker.release(b, '1')).toEqual({ outcome: 'released', successor: null });
+    expect(await engine.worker.admission.release(b, '1')).toEqual({ outcome: 'released', successor: null });
     await engine.store.fail(ended.run, { status: 'cancelled', error: null, usage: usage(), durationMs: 0, model: 'local' });
     expect(await rowOf(engine, b.id)).toMatchObject({ status: 'cancelled' });
     expect(await markersOf(engine, ref)).toMatchObject({ active: ref.id, queue: [], counted: true });
@@ -100,12 +101,12 @@ describe('enqueue', () => {
 
   it('at the queue bound the next run is refused (full), and a user at the active-run cap gets limit', async () => {
     const { ref } = await activeRun();
-    const bounded = new RunLease(engine.redis, engine.keys, { ...DEFAULT_LEASE, queueLimit: 1 });
+    const bounded = runProtocol(engine.redis, engine.keys, { ...DEFAULT_LEASE, queueLimit: 1 });
     const announced = { run_id: '', conversation_id: ref.conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const, trace_id: null };
     const next = () => ({ id: randomUUID(), conversationId: ref.conversationId, userId: ref.userId });
-    expect((await bounded.claim(next(), announced, 1000, 'enqueue')).outcome).toBe('queued');
-    expect(await bounded.claim(next(), announced, 1000, 'interrupt')).toEqual({ outcome: 'full', activeRunId: ref.id, event: null });
-    expect((await bounded.claim({ ...next(), conversationId: randomUUID() }, announced, 1, 'reject')).outcome).toBe('limit');
+    expect((await bounded.admission.claim(next(), announced, 1000, 'enqueue')).outcome).toBe('queued');
+    expect(await bounded.admission.claim(next(), announced, 1000, 'interrupt')).toEqual({ outcome: 'full', activeRunId: ref.id, event: null });
+    expect((await bounded.admission.claim({ ...next(), conversationId: randomUUID() }, announced, 1, 'reject')).outcome).toBe('limit');
   });
 });
 
@@ -115,10 +116,10 @@ describe('interrupt', () => {
     const waiting = refOf(await second(ref, 'enqueue', 'queued earlier'));
     const b = refOf(await second(ref, 'interrupt', 'interrupting question'));
     expect(await markersOf(engine, ref)).toMatchObject({ active: ref.id, queue: [b.id, waiting.id], cancel: 'interrupt' });
-    expect((await engine.worker.breakpoint(ref)).cancelPending).toBe(true);
-    expect(await engine.worker.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'interrupt' });
-    expect(await engine.worker.stopKind(ref)).toBe('interrupt');
-    expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: b.id });
+    expect((await engine.worker.hold.breakpoint(ref)).cancelPending).toBe(true);
+    expect(await engine.worker.admission.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'interrupt' });
+    expect(await engine.worker.signals.stopKind(ref)).toBe('interrupt');
+    expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: b.id });
     await engine.store.fail(run, { status: 'interrupted', error: null, usage: usage(), durationMs: 1, model: 'local', answer: 'partial answer' });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'interrupted', answer: 'partial answer' });
 
@@ -133,9 +134,9 @@ describe('interrupt', () => {
 
   it('a cancel already accepted stays a cancel: the later interrupt does not change why the run stops', async () => {
     const { ref } = await activeRun();
-    expect(await engine.web.cancel(ref)).toBe('active');
+    expect(await engine.web.signals.cancel(ref)).toBe('active');
     await second(ref, 'interrupt');
-    expect(await engine.worker.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'cancel' });
+    expect(await engine.worker.admission.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'cancel' });
   });
 });
 
@@ -144,8 +145,8 @@ describe('rollback', () => {
     const { ref, run } = await activeRun();
     const b = refOf(await second(ref, 'rollback', 'instead'));
     expect(await markersOf(engine, ref)).toMatchObject({ queue: [b.id], cancel: 'rollback' });
-    expect(await engine.worker.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'rollback' });
-    expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: b.id });
+    expect(await engine.worker.admission.finish(ref, '1')).toEqual({ outcome: 'cancel_pending', kind: 'rollback' });
+    expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: b.id });
     await engine.store.fail(run, { status: 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local', rollback: true });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'cancelled' });
 
@@ -180,7 +181,7 @@ describe('a strategy vs the active run\'s end', () => {
       for (let i = 0; i < ITERATIONS; i++) {
         const { ref, run } = await activeRun();
         const claim = () => startRun(engine, { conversationId: ref.conversationId, strategy });
-        const finish = () => engine.worker.finish(ref, '1');
+        const finish = () => engine.worker.admission.finish(ref, '1');
         // The web and the worker send on their own connections; the call order is alternated so each goes first at times.
         const [next, ending] = i % 2 === 0 ? await Promise.all([claim(), finish()]) : await Promise.all([finish(), claim()]).then(([e, n]) => [n, e] as const);
         if (next.claim.outcome === 'claimed') {
@@ -191,13 +192,13 @@ describe('a strategy vs the active run\'s end', () => {
         } else {
           expect(next.claim).toEqual({ outcome: 'queued', activeRunId: ref.id, event: expect.objectContaining({ type: 'run' }) });
           expect(ending).toEqual({ outcome: 'cancel_pending', kind: strategy });
-          expect(await engine.worker.release(ref, '1')).toEqual({ outcome: 'released', successor: next.ref.id });
+          expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: next.ref.id });
         }
         // Either way the new run holds the conversation now, and nothing else waits on it.
         expect(await markersOf(engine, next.ref)).toMatchObject({ active: next.ref.id, queue: [], counted: true });
         if (ending.outcome === 'finished') await engine.store.succeed(run, { answer: 'a', citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' });
         else await engine.store.fail(run, { status: strategy === 'interrupt' ? 'interrupted' : 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local', rollback: strategy === 'rollback' });
-        expect(await engine.worker.admit(next.ref)).toBe('admitted');
+        expect(await engine.worker.admission.admit(next.ref)).toBe('admitted');
         const taken = await takeRun(engine, next.ref, 1);
         expect(await succeed(engine, taken.run)).toEqual({ outcome: 'finished', successor: null });
       }

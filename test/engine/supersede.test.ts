@@ -18,7 +18,7 @@ describe('a second attempt takes the run', () => {
   it("fences out the first attempt's checkpoint, park, end and publishes; the second attempt finishes the run", async () => {
     const { ref } = await startRun(engine);
     const first = await takeRun(engine, ref, 1);
-    expect(await engine.worker.publish(ref, '1', [event(1)])).toBe(1);
+    expect(await engine.worker.events.publish(ref, '1', [event(1)])).toBe(1);
     await engine.store.saveCheckpoint(ref.id, 1, '{"version":1,"by":1}');
 
     const second = await takeRun(engine, ref, 2, 1);
@@ -26,12 +26,12 @@ describe('a second attempt takes the run', () => {
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'running', attempt: 2, crashes: 1 });
     expect((await markersOf(engine, ref)).owner).toBe('2');
 
-    await expect(engine.worker.publish(ref, '1', [event(2)])).rejects.toBeInstanceOf(Superseded);
+    await expect(engine.worker.events.publish(ref, '1', [event(2)])).rejects.toBeInstanceOf(Superseded);
     await expect(engine.store.saveCheckpoint(ref.id, 1, '{"version":1,"by":"stale"}')).rejects.toBeInstanceOf(Superseded);
-    await expect(engine.worker.requestApprovals(ref, '1', ['call'], Date.now() + 60_000, 60)).rejects.toBeInstanceOf(Superseded);
+    await expect(engine.worker.signals.requestApprovals(ref, '1', ['call'], Date.now() + 60_000, 60)).rejects.toBeInstanceOf(Superseded);
     await expect(engine.store.park(first.run, { usage: usage(), activeMs: 1, checkpoint: '{}' })).rejects.toBeInstanceOf(Superseded);
-    await expect(engine.worker.finish(ref, '1')).rejects.toBeInstanceOf(Superseded);
-    await expect(engine.worker.release(ref, '1')).rejects.toBeInstanceOf(Superseded);
+    await expect(engine.worker.admission.finish(ref, '1')).rejects.toBeInstanceOf(Superseded);
+    await expect(engine.worker.admission.release(ref, '1')).rejects.toBeInstanceOf(Superseded);
     await expect(engine.store.succeed(first.run, { answer: 'stale', citations: [], finishReason: 'stop', usage: usage(), durationMs: 1, model: 'local' })).rejects.toBeInstanceOf(Superseded);
     await expect(engine.store.fail(first.run, { status: 'failed', error: null, usage: usage(), durationMs: 1, model: 'local' })).rejects.toBeInstanceOf(Superseded);
 
@@ -41,7 +41,7 @@ describe('a second attempt takes the run', () => {
     expect(await eventTypes(engine, ref)).toEqual(['run', 'token']);
 
     // A resumed loop publishing an event again that was already published adds nothing (idempotent per scope and seq).
-    expect(await engine.worker.publish(ref, '2', [event(1), event(2)])).toBe(1);
+    expect(await engine.worker.events.publish(ref, '2', [event(1), event(2)])).toBe(1);
     expect(await succeed(engine, second.run, 'from the second')).toEqual({ outcome: 'finished', successor: null });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'succeeded', answer: 'from the second' });
     expect(await engine.knex('messages').where({ run_id: ref.id, role: 'assistant' }).pluck('content')).toEqual(['from the second']);
@@ -68,7 +68,7 @@ describe('a second attempt takes the run', () => {
   });
 
   /**
-   * BUG (reported, issue 35): RunLease.take sets the stream's `owner` with a plain HSET, so an older
+   * BUG (reported, issue 35): take (AttemptHold.take) sets the stream's `owner` with a plain HSET, so an older
    * attempt's take that reaches Redis after the newer one's (a worker stalled between picking the
    * job and taking it, long enough for BullMQ to hand the job on) makes the OLD attempt the owner:
    * the live attempt's publishes and end are then refused as superseded while the stale one's pass.
@@ -76,10 +76,10 @@ describe('a second attempt takes the run', () => {
    */
   it("a stale attempt's take landing after the newer attempt's leaves the newer attempt the owner", async () => {
     const { ref } = await startRun(engine);
-    await engine.worker.take(ref, 2);
-    await engine.worker.take(ref, 1);
+    await engine.worker.hold.take(ref, 2);
+    await engine.worker.hold.take(ref, 1);
     expect((await markersOf(engine, ref)).owner).toBe('2');
-    await expect(engine.worker.publish(ref, '1', [event(1)])).rejects.toBeInstanceOf(Superseded);
-    expect(await engine.worker.publish(ref, '2', [event(1)])).toBe(1);
+    await expect(engine.worker.events.publish(ref, '1', [event(1)])).rejects.toBeInstanceOf(Superseded);
+    expect(await engine.worker.events.publish(ref, '2', [event(1)])).toBe(1);
   });
 });

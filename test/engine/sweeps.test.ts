@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { EVAL_QUEUE, type EvalJob } from '../../src/shared/jobs.js';
 import { createLogger } from '../../src/logger.js';
-import type { RunRef } from '../../src/engine/run-lease.js';
+import type { RunRef } from '../../src/engine/protocol-types.js';
 import { startWakeSweep, type WakeSweep } from '../../workers/runs/wake-sweep.js';
 import { evalSweep } from '../../workers/evals/sweep.js';
 import { createEngine, startRun, type Engine } from './harness.js';
@@ -35,10 +35,10 @@ describe('the sweep for parked runs', () => {
 
   it('reaches the runs beyond its first batch, then starts again from the first', async () => {
     const refs = await parkedRuns();
-    sweep = startWakeSweep(engine.knex, engine.worker, engine.queue, createLogger('silent', 'test'), { batch: BATCH });
+    sweep = startWakeSweep(engine.knex, engine.worker.signals, engine.queue, createLogger('silent', 'test'), { batch: BATCH });
     const last = refs.at(-1)!;
     // Cancelled while parked, and its wake lost: only the sweep wakes it.
-    expect(await engine.web.cancel(last)).toBe('active');
+    expect(await engine.web.signals.cancel(last)).toBe('active');
     expect(await sweep.sweep()).toBe(BATCH);
     expect(await sweep.sweep()).toBe(BATCH);
     expect(await engine.queue.getJobState(last.id)).toBe('delayed');
@@ -46,7 +46,7 @@ describe('the sweep for parked runs', () => {
     expect(await engine.queue.getJobState(last.id)).toBe('waiting');
 
     const first = refs[0]!;
-    expect(await engine.web.cancel(first)).toBe('active');
+    expect(await engine.web.signals.cancel(first)).toBe('active');
     expect(await sweep.sweep()).toBe(BATCH);
     expect(await engine.queue.getJobState(first.id)).toBe('waiting');
   });

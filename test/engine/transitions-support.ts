@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { RunLease, type RunRef } from '../../src/engine/run-lease.js';
+import type { RunRef } from '../../src/engine/protocol-types.js';
+import { runProtocol, type RunProtocol } from '../../src/engine/run-protocol.js';
 import { decodeOutcome, ScriptOutcomes, type OutcomeScript } from '../../src/engine/script-outcomes.js';
 import type { RunEvent } from '../../src/engine/transitions.js';
-import type { RedisKeys, ScriptedRedis } from '../../src/shared/redis-keys.js';
+import type { RedisKeys } from '../../src/shared/redis-keys.js';
+import type { RedisClient } from '../../src/shared/redis-scripts.js';
 
 /** A script's answer as its named outcome, seen while a scenario ran. */
 export interface Observed {
@@ -12,9 +14,9 @@ export interface Observed {
 
 /**
  * The connection with every outcome-naming script wrapped: each answer is decoded (the first
- * element of an array reply) and recorded. Pipelines (RunLease.take) are not recorded.
+ * element of an array reply) and recorded. Pipelines (AttemptHold.take) are not recorded.
  */
-export function recordingRedis(redis: ScriptedRedis, observed: Observed[]): ScriptedRedis {
+export function recordingRedis<R extends RedisClient>(redis: R, observed: Observed[]): R {
   return new Proxy(redis, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
@@ -31,8 +33,8 @@ export function recordingRedis(redis: ScriptedRedis, observed: Observed[]): Scri
 
 /** `lease` records what its scripts answer; `setup` (same keys) prepares the state unrecorded. */
 export interface Leases {
-  lease: RunLease;
-  setup: RunLease;
+  lease: RunProtocol;
+  setup: RunProtocol;
 }
 
 /** A scenario drives the Redis side through the events of `path`; what its scripts answer must be what the table says of them. */
@@ -49,20 +51,20 @@ const conversation = () => {
   return () => ({ id: randomUUID(), conversationId, userId }) satisfies RunRef;
 };
 const announced = (run: RunRef) => ({ run_id: run.id, conversation_id: run.conversationId, agent_id: null, mode: 'react' as const, status: 'queued' as const });
-const claim = (lease: RunLease, run: RunRef, strategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback' = 'reject') => lease.claim(run, announced(run), 100, strategy);
+const claim = (lease: RunProtocol, run: RunRef, strategy: 'reject' | 'enqueue' | 'interrupt' | 'rollback' = 'reject') => lease.admission.claim(run, announced(run), 100, strategy);
 
 /** A run that holds its conversation, taken by attempt 1. */
-async function running(setup: RunLease, runOf: () => RunRef): Promise<RunRef> {
+async function running(setup: RunProtocol, runOf: () => RunRef): Promise<RunRef> {
   const run = runOf();
   await claim(setup, run);
-  await setup.take(run, 1);
+  await setup.hold.take(run, 1);
   return run;
 }
 
-async function parked(setup: RunLease, lease: RunLease, kind: 'approval' | 'client'): Promise<RunRef> {
+async function parked(setup: RunProtocol, lease: RunProtocol, kind: 'approval' | 'client'): Promise<RunRef> {
   const run = await running(setup, conversation());
-  await setup.requestApprovals(run, '1', ['call'], Date.now() + 60_000, TTL, kind);
-  await lease.park(run, TTL);
+  await setup.signals.requestApprovals(run, '1', ['call'], Date.now() + 60_000, TTL, kind);
+  await lease.signals.park(run, TTL);
   return run;
 }
 
@@ -70,9 +72,9 @@ async function stoppedByNewer(strategy: 'interrupt' | 'rollback', { lease, setup
   const runOf = conversation();
   const run = await running(setup, runOf);
   await claim(lease, runOf(), strategy);
-  if ((await setup.stopKind(run)) !== strategy) throw new Error(`the stop kind is not ${strategy}`);
-  await lease.breakpoint(run);
-  await lease.release(run, '1');
+  if ((await setup.signals.stopKind(run)) !== strategy) throw new Error(`the stop kind is not ${strategy}`);
+  await lease.hold.breakpoint(run);
+  await lease.admission.release(run, '1');
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -91,7 +93,7 @@ export const SCENARIOS: Scenario[] = [
     async drive({ lease, setup }) {
       const run = conversation()();
       await claim(setup, run);
-      await lease.release(run);
+      await lease.admission.release(run);
     },
   },
   {
@@ -102,10 +104,10 @@ export const SCENARIOS: Scenario[] = [
       const first = await running(setup, runOf);
       const second = runOf();
       await claim(setup, second, 'enqueue');
-      await lease.finish(first, '1');
-      await lease.admit(second);
-      await setup.take(second, 1);
-      await lease.breakpoint(second);
+      await lease.admission.finish(first, '1');
+      await lease.admission.admit(second);
+      await setup.hold.take(second, 1);
+      await lease.hold.breakpoint(second);
     },
   },
   {
@@ -116,11 +118,11 @@ export const SCENARIOS: Scenario[] = [
       await running(setup, runOf);
       const queued = runOf();
       await claim(setup, queued, 'enqueue');
-      await lease.cancel(queued);
-      await lease.admit(queued);
-      await setup.take(queued, 1);
-      await lease.breakpoint(queued);
-      await lease.release(queued, '1');
+      await lease.signals.cancel(queued);
+      await lease.admission.admit(queued);
+      await setup.hold.take(queued, 1);
+      await lease.hold.breakpoint(queued);
+      await lease.admission.release(queued, '1');
     },
   },
   {
@@ -128,10 +130,10 @@ export const SCENARIOS: Scenario[] = [
     path: ['cancelled'],
     async drive({ lease, setup }) {
       const run = await running(setup, conversation());
-      await lease.cancel(run);
-      await lease.breakpoint(run);
-      await lease.finish(run, '1');
-      await lease.release(run, '1');
+      await lease.signals.cancel(run);
+      await lease.hold.breakpoint(run);
+      await lease.admission.finish(run, '1');
+      await lease.admission.release(run, '1');
     },
   },
   {
@@ -139,10 +141,10 @@ export const SCENARIOS: Scenario[] = [
     path: ['failed'],
     async drive({ lease, setup }) {
       const run = await running(setup, conversation());
-      await setup.inject(run.userId, run.conversationId, { message_id: randomUUID(), content: 'more' });
-      await lease.release(run, '1');
-      await setup.acknowledge(run, 1);
-      await lease.release(run, '1');
+      await setup.signals.inject(run.userId, run.conversationId, { message_id: randomUUID(), content: 'more' });
+      await lease.admission.release(run, '1');
+      await setup.hold.acknowledge(run, 1);
+      await lease.admission.release(run, '1');
     },
   },
   { name: 'a newer run interrupts the running one', path: ['interrupted'], drive: (leases) => stoppedByNewer('interrupt', leases) },
@@ -152,10 +154,10 @@ export const SCENARIOS: Scenario[] = [
     path: ['parked_for_approval', 'resumed'],
     async drive({ lease, setup }) {
       const run = await parked(setup, lease, 'approval');
-      await lease.decide(run, 'call', { decision: 'approve' });
-      await lease.park(run, TTL);
-      await setup.take(run, 2);
-      await lease.breakpoint(run);
+      await lease.signals.decide(run, 'call', { decision: 'approve' });
+      await lease.signals.park(run, TTL);
+      await setup.hold.take(run, 2);
+      await lease.hold.breakpoint(run);
     },
   },
   {
@@ -163,9 +165,9 @@ export const SCENARIOS: Scenario[] = [
     path: ['parked_for_client_tools', 'resumed'],
     async drive({ lease, setup }) {
       const run = await parked(setup, lease, 'client');
-      await lease.recordToolOutputs(run, [{ call_id: 'call', output: 'done' }]);
-      await setup.take(run, 2);
-      await lease.breakpoint(run);
+      await lease.signals.recordToolOutputs(run, [{ call_id: 'call', output: 'done' }]);
+      await setup.hold.take(run, 2);
+      await lease.hold.breakpoint(run);
     },
   },
   {
@@ -173,11 +175,11 @@ export const SCENARIOS: Scenario[] = [
     path: ['parked_for_approval', 'resumed', 'cancelled'],
     async drive({ lease, setup }) {
       const run = await parked(setup, lease, 'approval');
-      await lease.cancel(run);
-      await lease.park(run, TTL);
-      await setup.take(run, 2);
-      await lease.breakpoint(run);
-      await lease.release(run, '2');
+      await lease.signals.cancel(run);
+      await lease.signals.park(run, TTL);
+      await setup.hold.take(run, 2);
+      await lease.hold.breakpoint(run);
+      await lease.admission.release(run, '2');
     },
   },
   {
@@ -185,12 +187,12 @@ export const SCENARIOS: Scenario[] = [
     path: ['superseded'],
     async drive({ lease, setup }) {
       const run = await running(setup, conversation());
-      await setup.take(run, 2);
-      await lease.breakpoint(run);
+      await setup.hold.take(run, 2);
+      await lease.hold.breakpoint(run);
     },
   },
 ];
 
-export function leasesOn(redis: ScriptedRedis, keys: RedisKeys, observed: Observed[]): Leases {
-  return { lease: new RunLease(recordingRedis(redis, observed), keys), setup: new RunLease(redis, keys) };
+export function leasesOn(redis: RedisClient, keys: RedisKeys, observed: Observed[]): Leases {
+  return { lease: runProtocol(recordingRedis(redis, observed), keys), setup: runProtocol(redis, keys) };
 }

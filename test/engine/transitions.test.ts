@@ -4,15 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createKnex } from '../../src/db/knex.js';
 import { bindModels, type Run } from '../../src/db/models.js';
-import { RunLease } from '../../src/engine/run-lease.js';
+import { runProtocol } from '../../src/engine/run-protocol.js';
+import { runScriptDefinitions, withRunScripts, type RunRedis } from '../../src/engine/run-scripts.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { decodeOutcome, FENCED_SCRIPTS, ScriptOutcomes, type OutcomeScript } from '../../src/engine/script-outcomes.js';
 import { ACTIVE_STATUSES, canTransition, FINAL_STATUSES, guardedStatuses, next, PARKED_STATUSES, RUN_EVENTS, TRANSITIONS, type AnyScriptStep, type RunEvent, type StoreMethod, type Transition } from '../../src/engine/transitions.js';
 import { createRedis } from '../../src/redis/connection.js';
 import { Superseded } from '../../src/shared/errors.js';
 import { emptyUsage } from '../../src/shared/events.js';
-import { deleteKeysWithPrefix, redisKeys, type ScriptedRedis } from '../../src/shared/redis-keys.js';
-import { scriptDefinitions } from '../../src/shared/redis-scripts.js';
+import { deleteKeysWithPrefix, redisKeys } from '../../src/shared/redis-keys.js';
 import { FINAL_RUN_STATUSES, PARKED_RUN_STATUSES, RUN_STATUSES, type RunStatus } from '../../src/shared/run-statuses.js';
 import { createDatabase } from '../support/database.js';
 import { uniqueId } from '../support/app.js';
@@ -50,7 +50,7 @@ describe('the table', () => {
 
 describe('the Lua scripts name their outcomes', () => {
   const headerOf = (script: string) => {
-    const definition = scriptDefinitions().find((d) => d.name === script);
+    const definition = runScriptDefinitions().find((d) => d.name === script);
     if (!definition) throw new Error(`no script ${script}`);
     return definition.lua.slice(0, definition.lua.indexOf(']]'));
   };
@@ -64,7 +64,7 @@ describe('the Lua scripts name their outcomes', () => {
   });
 
   it('exactly the fenced scripts answer SUPERSEDED, and say so in their headers', () => {
-    const fenced = scriptDefinitions().filter((d) => d.lua.includes("error_reply('SUPERSEDED')")).map((d) => d.name);
+    const fenced = runScriptDefinitions().filter((d) => d.lua.includes("error_reply('SUPERSEDED')")).map((d) => d.name);
     expect(sorted(fenced)).toEqual(sorted(FENCED_SCRIPTS));
     for (const script of FENCED_SCRIPTS) expect(headerOf(script)).toContain('`superseded`');
   });
@@ -164,14 +164,14 @@ describe('against the real Postgres', () => {
 describe('against the real Redis', () => {
   const keyPrefix = `${inject('redisPrefix')}${uniqueId()}:`;
   const config = { url: inject('redisUrl'), tlsRejectUnauthorized: false, keyPrefix, clusterNodes: [] };
-  let redis: ScriptedRedis;
+  let redis: RunRedis;
   const seen: Observed[] = [];
   const key = (step: { script: string; outcome: string }) => `${step.script}:${step.outcome}`;
   const declared = (events: readonly RunEvent[]) =>
     new Set(events.flatMap((event) => table[event].redis.filter((step): step is AnyScriptStep => 'script' in step).flatMap((step) => step.outcomes.map((outcome) => key({ script: step.script, outcome: outcome as string })))));
 
   beforeAll(() => {
-    redis = createRedis(config, 'patient', 'test-transitions');
+    redis = withRunScripts(createRedis(config, 'patient', 'test-transitions'));
   });
   afterAll(async () => {
     await deleteKeysWithPrefix(redis, keyPrefix);
@@ -195,25 +195,25 @@ describe('against the real Redis', () => {
   });
 
   it("take's owner only rises: an older attempt's late take is stale and leaves the newer owner", async () => {
-    const lease = new RunLease(redis, redisKeys(config));
+    const lease = runProtocol(redis, redisKeys(config));
     const run = { id: randomUUID(), conversationId: randomUUID(), userId: randomUUID() };
     const sequence = redisKeys(config).runSequence(run);
     expect(decodeOutcome('takeAttempt', await redis.takeAttempt(sequence, 2))).toBe('taken');
     expect(decodeOutcome('takeAttempt', await redis.takeAttempt(sequence, 1))).toBe('stale');
     expect(decodeOutcome('takeAttempt', await redis.takeAttempt(sequence, 2))).toBe('taken');
-    await lease.take(run, 1);
+    await lease.hold.take(run, 1);
     expect(await redis.hget(sequence, 'owner')).toBe('2');
   });
 
   it("a newer attempt's take fences the older one out of every fenced script (superseded)", async () => {
-    const lease = new RunLease(redis, redisKeys(config));
+    const lease = runProtocol(redis, redisKeys(config));
     const run = { id: randomUUID(), conversationId: randomUUID(), userId: randomUUID() };
-    await lease.claim(run, { run_id: run.id, conversation_id: run.conversationId, agent_id: null, mode: 'react', status: 'queued' }, 100);
-    await lease.take(run, 1);
-    await lease.take(run, 2);
-    await expect(lease.publish(run, '1', [{ type: 'token', data: '{}', scope: '', seq: 0 }])).rejects.toBeInstanceOf(Superseded);
-    await expect(lease.requestApprovals(run, '1', ['call'], Date.now() + 1000, 60)).rejects.toBeInstanceOf(Superseded);
-    await expect(lease.finish(run, '1')).rejects.toBeInstanceOf(Superseded);
-    expect(await lease.finish(run, '2')).toEqual({ outcome: 'finished', successor: null });
+    await lease.admission.claim(run, { run_id: run.id, conversation_id: run.conversationId, agent_id: null, mode: 'react', status: 'queued' }, 100);
+    await lease.hold.take(run, 1);
+    await lease.hold.take(run, 2);
+    await expect(lease.events.publish(run, '1', [{ type: 'token', data: '{}', scope: '', seq: 0 }])).rejects.toBeInstanceOf(Superseded);
+    await expect(lease.signals.requestApprovals(run, '1', ['call'], Date.now() + 1000, 60)).rejects.toBeInstanceOf(Superseded);
+    await expect(lease.admission.finish(run, '1')).rejects.toBeInstanceOf(Superseded);
+    expect(await lease.admission.finish(run, '2')).toEqual({ outcome: 'finished', successor: null });
   });
 });

@@ -5,7 +5,9 @@ import { Metrics } from '../../src/metrics/registry.js';
 import type { Models } from '../../src/db/models.js';
 import { redisKeys } from '../../src/shared/redis-keys.js';
 import type { ScriptedRedis } from '../../src/shared/redis-scripts.js';
-import { leaseOptions, RunLease } from '../../src/engine/run-lease.js';
+import { leaseOptions } from '../../src/engine/protocol-types.js';
+import { runProtocol } from '../../src/engine/run-protocol.js';
+import type { EventStream } from '../../src/engine/event-stream.js';
 import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { RunStore } from '../../src/engine/run-store.js';
 import { WorkerEngine } from '../../src/engine/worker-engine.js';
@@ -44,8 +46,8 @@ export interface WorkerClients {
   metrics?: Metrics;
   /** CPU work on callers' schemas off the event loop (the worker's CpuPool); inline when absent (in-process tests). */
   cpu?: CpuWork;
-  /** The run engine's Redis side, when the caller brings its own (benchmarks time its calls). */
-  lease?: RunLease;
+  /** The run engine's event stream, when the caller brings its own (benchmarks time its publishes). */
+  events?: EventStream;
 }
 
 /** `local` is the built-in model; every other name is a gateway model (agents naming one were refused unless a gateway is configured). */
@@ -58,7 +60,7 @@ function modelProviders(config: Config, logger: Logger, metrics: Metrics): (mode
 
 /**
  * What a worker process's runs share, built once from config and live clients: the run engine
- * (its store and lease), the models, knowledge search, one outbound pool, tool-list cache and sealer for
+ * (its store and Redis protocol), the models, knowledge search, one outbound pool, tool-list cache and sealer for
  * connector calls, and webhook delivery (first attempts at once, retries through the queue). The
  * worker entry, benchmarks and tests all build it here.
  */
@@ -83,7 +85,7 @@ export function workerServices(config: Config, clients: WorkerClients) {
   const deps: ExecutorDeps = {
     engine: new WorkerEngine(
       new RunStore(knex, models, { preparedStatements: config.databasePreparedStatements }),
-      clients.lease ?? new RunLease(redis, keys, leaseOptions(config.runs)),
+      { ...runProtocol(redis, keys, leaseOptions(config.runs)), ...(clients.events && { events: clients.events }) },
       logger,
     ),
     webhooks,

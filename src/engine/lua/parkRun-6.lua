@@ -3,7 +3,7 @@
   keeps its conversation (injects are still accepted) for as long as the approvals may take,
   leaves its user's active-run cap — and says whether it must wake at once: every call was
   decided, or a cancel accepted, in the meantime. The platform's one rule of "must it wake":
-  `look` (ARGV[4]) only reads it, writing nothing (RunLease.shouldWake: the wake sweep, the web's wait).
+  `look` (ARGV[4]) only reads it, writing nothing (RunSignals.shouldWake: the wake sweep, the web's wait).
 
   KEYS[1] the run's approvals hash
   KEYS[2] the conversation's active-run marker
