@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { createUser } from '../src/auth/users.js';
-import { uniqueId } from './support/app.js';
+import { FIXTURE_PASSWORD_COST, uniqueId } from './support/app.js';
 import { Queue } from 'bullmq';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
 
@@ -35,7 +35,7 @@ const call = async (base: string, method: string, path: string, token?: string, 
 async function member() {
   const email = `disable-${uniqueId()}@example.test`;
   const password = `pw-${uniqueId()}`;
-  const user = await createUser(stack.identity.models, { email, password });
+  const user = await createUser(stack.identity.models, { email, password, passwordCost: FIXTURE_PASSWORD_COST });
   const { key } = await stack.identity.apiKeys.create(user.id, { name: 'k' });
   const login = await call(stack.urls[1]!, 'POST', '/api/auth/login', undefined, { email, password });
   expect(login.status).toBe(200);

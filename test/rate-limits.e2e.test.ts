@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../src/auth/users.js';
 import { startStack, type Stack } from './support/stack.js';
 import { eventually } from './support/eventually.js';
-import { uniqueId } from './support/app.js';
+import { FIXTURE_PASSWORD_COST, uniqueId } from './support/app.js';
 import { redisEnv } from './support/redis-modes.js';
 
 /**
@@ -64,7 +64,7 @@ async function limitedKey(userId: string, rpm: number | null) {
 }
 
 async function member() {
-  return createUser(stack.identity.models, { email: `limits-${uniqueId()}@example.test`, password: `pw-${uniqueId()}` });
+  return createUser(stack.identity.models, { email: `limits-${uniqueId()}@example.test`, password: `pw-${uniqueId()}`, passwordCost: FIXTURE_PASSWORD_COST });
 }
 
 const jwtOf = async (userId: string) => (await stack.identity.jwt.sign(userId, randomUUID())).token;
@@ -204,7 +204,7 @@ describe('DEFAULT_RATE_LIMIT_RPM (on a Redis Cluster)', () => {
   afterAll(() => limited?.stop());
 
   it('applies to a key and a JWT whose key and user set none; a limit of their own (higher or lower) replaces it', async () => {
-    const user = await createUser(limited.identity.models, { email: `default-${uniqueId()}@example.test`, password: `pw-${uniqueId()}` });
+    const user = await createUser(limited.identity.models, { email: `default-${uniqueId()}@example.test`, password: `pw-${uniqueId()}`, passwordCost: FIXTURE_PASSWORD_COST });
     const { key } = await limited.identity.apiKeys.create(user.id, { name: 'no limit of its own' });
     const answers: Answer[] = [];
     for (let i = 0; i < 5; i++) answers.push(await call(limited.url, key, 'GET', '/api/auth/verify'));

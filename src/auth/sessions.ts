@@ -37,7 +37,7 @@ export class SessionService {
     const address = origin.ip ?? '';
     await this.throttle.check(email, address);
     const user = await findUserByEmail(this.models, email);
-    const valid = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash));
+    const valid = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()));
     const attempt = { targetType: 'user' as const, targetId: user?.id ?? null };
     const actor = { userId: user?.id ?? null, credential: 'password', ...origin };
     if (!user || !valid) {

@@ -1,12 +1,13 @@
 import type { Models, Role } from '../db/models.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, type PasswordCost } from './passwords.js';
 
-export async function createUser(models: Models, input: { email: string; password: string; role?: Role; name?: string }) {
+/** `passwordCost`: only for fixtures (tests, benchmarks); users created by requests get the default. */
+export async function createUser(models: Models, input: { email: string; password: string; role?: Role; name?: string; passwordCost?: PasswordCost }) {
   return models.User.query().insertAndFetch({
     email: input.email,
     name: input.name ?? input.email.split('@')[0] ?? '',
     role: input.role ?? 'member',
-    password_hash: await hashPassword(input.password),
+    password_hash: await hashPassword(input.password, input.passwordCost),
   });
 }
 

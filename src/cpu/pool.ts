@@ -30,7 +30,7 @@ export class CpuPool implements CpuWork {
 
   /**
    * `loads`: the tasks each thread loads as it starts. The web's threads load the tokenizer's (they
-   * count long histories); a worker's only check schemas, and load the schema tasks alone.
+   * count long histories; the ranks themselves load with the first count, not as a process boots); a worker's only check schemas, and load the schema tasks alone.
    */
   constructor(options: { threads: number; queue: number }, loads: 'tasks' | 'schema-tasks' = 'tasks') {
     this.pool = new Piscina({

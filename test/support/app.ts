@@ -18,6 +18,12 @@ import type { CpuWork } from '../../src/cpu/work.js';
 
 export const uniqueId = () => randomBytes(6).toString('hex');
 
+/**
+ * The scrypt cost of the users tests create directly (their hash records it, so logging in as them costs as
+ * little): 1 MiB instead of 128 MiB per hash. Users created through the API still get the real cost.
+ */
+export const FIXTURE_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
+
 /** The run's database and a key prefix of this app's own, so apps in one run never share counters. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
@@ -80,7 +86,7 @@ export class TestApp {
   async createUser(role: Role = 'member') {
     const email = `user-${uniqueId()}@example.test`;
     const password = `pw-${uniqueId()}`;
-    const user = await createUser(this.services.models, { email, password, role });
+    const user = await createUser(this.services.models, { email, password, role, passwordCost: FIXTURE_PASSWORD_COST });
     return { user, email, password };
   }
 

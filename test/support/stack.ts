@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { buildIdentityServices } from '../../src/services.js';
 import { createUser } from '../../src/auth/users.js';
 import type { Role } from '../../src/db/models.js';
-import { uniqueId } from './app.js';
+import { FIXTURE_PASSWORD_COST, uniqueId } from './app.js';
 import { forgetContract, watchContract } from './contract.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -139,7 +139,7 @@ export class Stack {
   async user(role: Role = 'member') {
     const email = `stack-${uniqueId()}@example.test`;
     const password = `pw-${uniqueId()}`;
-    const user = await createUser(this.identity.models, { email, password, role });
+    const user = await createUser(this.identity.models, { email, password, role, passwordCost: FIXTURE_PASSWORD_COST });
     const { key } = await this.identity.apiKeys.create(user.id, { name: 'test' });
     return { user, key, email, password };
   }
