@@ -9,5 +9,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on processes, Postgres and Redis more than they compute: three at a time on two cores
+    // (vitest's default here would be one).
+    maxWorkers: 3,
   },
 });

@@ -3,7 +3,7 @@ import { startStack, type Proc, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent, type StreamResult } from './support/sse.js';
 import { eventually } from './support/eventually.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
+import { SINGLE_REDIS, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Tool approval (DESIGN §11) through built web and worker processes: a run waits for a person's
@@ -76,7 +76,7 @@ function whenWaiting(on: Stack, decide: (runId: string, pending: ReceivedEvent[]
   return { onEvent, decided: () => decided, runId: () => runId, on };
 }
 
-describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
+describe.each(SINGLE_REDIS)('on a %s Redis', (mode) => {
   on(mode);
 
   describe('a tool call waiting for approval', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from './support/stack.js';
 import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
+import { SINGLE_REDIS, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Reading, rejoining and cancelling runs, the per-user cap and the crash limit, through built
@@ -14,7 +14,7 @@ let key: string;
 let otherKey: string;
 beforeAll(async () => {
   await Promise.all(
-    REDIS_MODES.map(async (mode) => {
+    SINGLE_REDIS.map(async (mode) => {
       // Slow tokens, so a run is still streaming when the test acts on it.
       const started = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '40', ...redisEnv(mode) } });
       stacks[mode] = { stack: started, key: (await started.user()).key, otherKey: (await started.user()).key };
@@ -77,7 +77,7 @@ describe('GET /api/runs/{id}/events', () => {
   });
 });
 
-describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
+describe.each(SINGLE_REDIS)('on a %s Redis', (mode) => {
   on(mode);
 
   describe('GET /api/runs/{id}/events', () => {

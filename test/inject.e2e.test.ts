@@ -4,7 +4,7 @@ import { ofType, stream, type ReceivedEvent } from './support/sse.js';
 import { politely } from './support/retry.js';
 import { Queue } from 'bullmq';
 import { RUN_QUEUE } from '../src/shared/jobs.js';
-import { REDIS_MODES, redisEnv, type RedisMode } from './support/redis-modes.js';
+import { SINGLE_REDIS, redisEnv, type RedisMode } from './support/redis-modes.js';
 
 /**
  * Inject per spec and DESIGN §5, against built processes on a single Redis and on a three-node
@@ -15,7 +15,7 @@ let stack: Stack;
 let key: string;
 beforeAll(async () => {
   await Promise.all(
-    REDIS_MODES.map(async (mode) => {
+    SINGLE_REDIS.map(async (mode) => {
       const started = await startStack({ env: { LOCAL_MODEL_TOKEN_DELAY_MS: '20', ...redisEnv(mode) } });
       stacks[mode] = { stack: started, key: (await started.user()).key };
     }),
@@ -32,7 +32,7 @@ const inject = (token: string, conversation_id: string, content: string) =>
 
 const injectedIn = (conversationId: string) => stack.knex('messages').where({ conversation_id: conversationId, injected: true }).orderBy('seq');
 
-describe.each(REDIS_MODES)('inject on a %s Redis', (mode) => {
+describe.each(SINGLE_REDIS)('inject on a %s Redis', (mode) => {
   beforeAll(() => {
     ({ stack, key } = stacks[mode]);
   });

@@ -1,7 +1,13 @@
 import { inject } from 'vitest';
 
-/** The Redis deployments the run protocol's end-to-end suites run against. */
+/**
+ * The Redis deployments the run protocol's end-to-end suites run against: runs.e2e and faults.e2e on both (a
+ * run streamed through built processes, a node restarted); the engine's scripts meet the cluster in-process
+ * (test/engine), so the other end-to-end files run on the single Redis only.
+ */
 export const REDIS_MODES = ['single', 'cluster'] as const;
+/** For the end-to-end files whose cluster behaviour the engine's in-process tests cover. */
+export const SINGLE_REDIS = ['single'] as const;
 export type RedisMode = (typeof REDIS_MODES)[number];
 
 /** Environment for a stack on the run's shared single Redis or its shared three-node cluster. */
