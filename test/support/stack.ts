@@ -18,6 +18,11 @@ export class Proc {
   readonly output: string[] = [];
   readonly exited: Promise<number | null>;
   constructor(readonly child: ChildProcess) {
+    // A test process that ends without stopping its stack (a timeout, a crash) takes its processes with it: left
+    // running, they would compete with every later file for the machine.
+    const reap = () => child.kill('SIGKILL');
+    process.once('exit', reap);
+    child.once('exit', () => process.off('exit', reap));
     child.stdout!.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
