@@ -65,6 +65,8 @@ const TAKE = [step('takeAttempt', 'taken'), step('breakpoint', 'no_cancel', 'can
 const REQUEST_ANSWERS = { command: 'requestApprovals', keys: ['run sequence', 'run approvals'] } as const;
 /** A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run. */
 const RELEASE = step('finishRun', 'finished', 'inject_waiting');
+/** Once `done` is published, an ended run's numbering and approvals are forgotten (only its stream is kept). */
+const FORGET = { command: 'DEL', keys: ['run sequence', 'run approvals'] } as const;
 
 export const TRANSITIONS = {
   created: {
@@ -125,32 +127,32 @@ export const TRANSITIONS = {
     to: 'succeeded',
     postgres: { method: 'succeed', guard: 'status and attempt', columns: ['status', 'answer', 'output', 'finish_reason', 'usage', 'cost', 'finished_at'] },
     // finishRun (a pending cancel wins: `cancel_pending` makes it `cancelled`), then `done` published and the run's keys forgotten.
-    redis: [step('finishRun', 'finished'), { command: 'DEL', keys: ['run sequence', 'run approvals'] }],
+    redis: [step('finishRun', 'finished'), FORGET],
   },
   failed: {
     from: ['running'],
     to: 'failed',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [RELEASE, { command: 'DEL', keys: ['run sequence', 'run approvals'] }],
+    redis: [RELEASE, FORGET],
   },
   cancelled: {
     from: ['running'],
     to: 'cancelled',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [step('requestCancel', 'active', 'dequeued'), step('breakpoint', 'cancel_pending'), step('finishRun', 'cancel_pending'), RELEASE],
+    redis: [step('requestCancel', 'active', 'dequeued'), step('breakpoint', 'cancel_pending'), step('finishRun', 'cancel_pending'), RELEASE, FORGET],
   },
   rolled_back: {
     from: ['running'],
     to: 'cancelled',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
     // A newer run's claim with multitask_strategy rollback sets this run's cancel flag to `rollback`.
-    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE],
+    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE, FORGET],
   },
   interrupted: {
     from: ['running'],
     to: 'interrupted',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE],
+    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE, FORGET],
   },
 } as const satisfies Record<string, Transition>;
 
