@@ -322,12 +322,13 @@ export class RunLease {
   }
 
   /**
-   * Worker, once `done` is in the stream: drops the run's numbering and approvals, so a finished
-   * run leaves only its stream (expiring after `streamTtlSeconds`). Any later publish is refused
-   * as superseded (no owner is left).
+   * Worker, once `done` is in the stream: drops the run's numbering, approvals and cancel flag, so
+   * a finished run leaves only its stream (expiring after `streamTtlSeconds`). Any later publish is
+   * refused as superseded (no owner is left). The flag outlives the release (finishRun) until here:
+   * an attempt killed before the final row leaves the stop for the next one.
    */
   async forget(run: RunRef): Promise<void> {
-    await this.redis.del(this.keys.runSequence(run), this.keys.runApprovals(run));
+    await this.redis.del(this.keys.runSequence(run), this.keys.runApprovals(run), this.keys.runCancel(run));
   }
 
   /**

@@ -63,10 +63,13 @@ const FAIL_COLUMNS = ['status', 'error', 'usage', 'answer', 'cost', 'finished_at
 const TAKE = [step('takeAttempt', 'taken'), step('breakpoint', 'no_cancel', 'cancel_pending')] as const;
 /** The calls the run waits on, registered (fenced: `superseded` for an older attempt). */
 const REQUEST_ANSWERS = { command: 'requestApprovals', keys: ['run sequence', 'run approvals'] } as const;
-/** A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run. */
+/**
+ * A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run.
+ * Its cancel flag stays: an attempt killed before the final row leaves the stop to the next attempt.
+ */
 const RELEASE = step('finishRun', 'finished', 'inject_waiting');
-/** Once `done` is published, an ended run's numbering and approvals are forgotten (only its stream is kept). */
-const FORGET = { command: 'DEL', keys: ['run sequence', 'run approvals'] } as const;
+/** Once `done` is published, an ended run's numbering, approvals and cancel flag are forgotten (only its stream is kept). */
+const FORGET = { command: 'DEL', keys: ['run sequence', 'run approvals', 'run cancel flag'] } as const;
 
 export const TRANSITIONS = {
   created: {

@@ -152,9 +152,10 @@ export class WorkerEngine {
   }
 
   /**
-   * `failed` / `cancelled` / `interrupted` / `rolled_back`: why a cancelled run stops is read before
-   * the release clears it, the conversation released, then the final row and the webhook outbox,
-   * the end events, and the run forgotten. Its status and the webhook deliveries to dispatch.
+   * `failed` / `cancelled` / `interrupted` / `rolled_back`: why a cancelled run stops is read, the
+   * conversation released, then the final row and the webhook outbox, the end events, and the run
+   * forgotten (its cancel flag with it: until then an attempt killed after the release leaves the
+   * stop to the next one). Its status and the webhook deliveries to dispatch.
    */
   async endFailed(run: Run, attempt: FailingAttempt): Promise<{ status: FailedEnd['status']; deliveries: string[] }> {
     const ref = runRef(run);

@@ -65,20 +65,16 @@ function caseOf(point: WritePoint): Case | undefined {
  * Defects these points show today, kept failing here (it.fails) until fixed:
  * - STUCK: a web that dies after writing the queued row, its job refused, and before the row's
  *   `failed` leaves a queued run that nobody runs (nothing sweeps queued runs without a job).
- * - CANCEL_LOST: endFailed releases the conversation (finishRun clears the cancel flag) before the
- *   final row; an attempt killed between them leaves a running run whose next attempt sees no
- *   cancel and succeeds: an accepted cancel is lost.
  * - CHARGED_TWICE: the model calls an attempt made after its last checkpoint are made again by the
  *   next attempt, and the budget is charged for both (the run's usage counts them once).
  */
 const STUCK = ['before LREM', 'after LREM', 'before finishRun', 'after finishRun', 'before DEL', 'after DEL', 'before failUnqueued'].map((s) => `enqueue_failed: killed ${s}`);
-const CANCEL_LOST = ['cancelled: killed after finishRun', 'cancelled: killed before fail'];
 const CHARGED_TWICE = [
   ...['claim', 'takeAttempt', 'breakpoint'].flatMap((w) => [`superseded: killed before ${w}`, `superseded: killed after ${w}`]),
   'succeeded: killed before succeed', 'succeeded: killed before finishRun', 'succeeded: killed after finishRun',
   ...['parked_for_approval', 'parked_for_client_tools'].flatMap((e) => [`${e}: killed before park`, `${e}: killed before requestApprovals`, `${e}: killed after requestApprovals`]),
 ];
-const KNOWN_DEFECTS = new Set([...STUCK, ...CANCEL_LOST, ...CHARGED_TWICE]);
+const KNOWN_DEFECTS = new Set([...STUCK, ...CHARGED_TWICE]);
 
 let stack: Stack;
 const reference = new Map<Kind, Outcome>();

@@ -26,6 +26,7 @@ async function runningRun(conversationId?: string): Promise<{ ref: RunRef; run: 
 async function endCancelled(ref: RunRef, run: Run) {
   expect(await engine.worker.release(ref, '1')).toMatchObject({ outcome: 'released' });
   await engine.store.fail(run, { status: 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local' });
+  await engine.worker.forget(ref);
 }
 
 describe('cancel vs finish', () => {
