@@ -82,7 +82,8 @@ export const TRANSITIONS = {
     from: ['queued'],
     to: 'failed',
     postgres: { method: 'failUnqueued', guard: 'status', columns: ['status', 'error', 'finished_at'] },
-    // The web undoes its claim: out of the queue (LREM), or its hold released (finishRun, no owner).
+    // The web undoes its claim: out of the queue (LREM), or its hold released (finishRun, no owner). A run a web left
+    // queued without a job (it died first) is ended so by the workers' sweep (WebEngine.abandonUnqueued: the row first).
     redis: [{ command: 'LREM', keys: ['conversation queue'] }, RELEASE, { command: 'DEL', keys: ['run events'] }],
   },
   started: {

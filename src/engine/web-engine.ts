@@ -163,6 +163,21 @@ export class WebEngine {
     return true;
   }
 
+  /**
+   * `enqueue_failed` for a run a web left queued without a job (it died between the row and the
+   * job, or while undoing a job the queue refused): the row failed first (only while still
+   * queued), then the claim undone as that web would have. The client was answered with an error
+   * and the claim may be half undone (stream discarded, conversation released), so the run is not
+   * run. False when the run has a job (a run waiting behind another has a delayed one) or is no
+   * longer queued.
+   */
+  async abandonUnqueued(ref: RunRef): Promise<boolean> {
+    if (await this.queue.getJob(ref.id)) return false;
+    if (!(await reaching(this.points, WRITES.failUnqueued, () => this.store.failUnqueued(ref.id)))) return false;
+    await this.undoClaim(ref, true);
+    return true;
+  }
+
   /** Whether a parked run should wake: every call answered, or a cancel accepted (read only). */
   shouldWake(ref: RunRef): Promise<boolean> {
     return this.lease.shouldWake(ref);

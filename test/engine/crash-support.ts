@@ -22,6 +22,7 @@ import { workerServices } from '../../workers/runs/assembly.js';
 import { RunExecutor, type ExecutionResult } from '../../workers/runs/executor.js';
 import { WorkerLifecycle } from '../../workers/runs/run-control.js';
 import { startWakeSweep } from '../../workers/runs/wake-sweep.js';
+import { startUnqueuedSweep } from '../../workers/runs/unqueued-sweep.js';
 import { testConfig, uniqueId } from '../support/app.js';
 import { createDatabase } from '../support/database.js';
 
@@ -116,6 +117,8 @@ export interface Stack {
   work(plan: CrashPlan, hooks?: WorkHooks): Promise<void>;
   /** The wake sweep's one pass (parked runs whose answers are all in are woken). */
   sweep(): Promise<number>;
+  /** The unqueued sweep's one pass, the test being the clock (runs left queued without a job end `enqueue_failed`); how many it ended. */
+  sweepUnqueued(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -143,6 +146,7 @@ export async function createStack(): Promise<Stack> {
   const userId = (user as { id: string }).id;
   const sweepEngine = new WorkerEngine(new RunStore(knex, models), new RunLease(redis, keys, leaseOptions(config.runs)), silent);
   const wakeSweep = startWakeSweep(knex, sweepEngine, queue, silent);
+  const unqueuedSweep = startUnqueuedSweep(knex, new WebEngine(new RunStore(knex, models), new RunLease(redis, keys, leaseOptions(config.runs)), queue), silent, { afterMs: 0 });
   let attemptNumber = 0;
 
   /** A worker process for one attempt, on connections of its own. */
@@ -243,8 +247,10 @@ export async function createStack(): Promise<Stack> {
       }
     },
     sweep: () => wakeSweep.sweep(),
+    sweepUnqueued: () => unqueuedSweep.sweep(),
     async close() {
       wakeSweep.close();
+      unqueuedSweep.close();
       await bull.close();
       await queue.close();
       await deleteKeysWithPrefix(redis, config.redis.keyPrefix);

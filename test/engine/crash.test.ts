@@ -63,18 +63,15 @@ function caseOf(point: WritePoint): Case | undefined {
 
 /**
  * Defects these points show today, kept failing here (it.fails) until fixed:
- * - STUCK: a web that dies after writing the queued row, its job refused, and before the row's
- *   `failed` leaves a queued run that nobody runs (nothing sweeps queued runs without a job).
  * - CHARGED_TWICE: the model calls an attempt made after its last checkpoint are made again by the
  *   next attempt, and the budget is charged for both (the run's usage counts them once).
  */
-const STUCK = ['before LREM', 'after LREM', 'before finishRun', 'after finishRun', 'before DEL', 'after DEL', 'before failUnqueued'].map((s) => `enqueue_failed: killed ${s}`);
 const CHARGED_TWICE = [
   ...['claim', 'takeAttempt', 'breakpoint'].flatMap((w) => [`superseded: killed before ${w}`, `superseded: killed after ${w}`]),
   'succeeded: killed before succeed', 'succeeded: killed before finishRun', 'succeeded: killed after finishRun',
   ...['parked_for_approval', 'parked_for_client_tools'].flatMap((e) => [`${e}: killed before park`, `${e}: killed before requestApprovals`, `${e}: killed after requestApprovals`]),
 ];
-const KNOWN_DEFECTS = new Set([...STUCK, ...CHARGED_TWICE]);
+const KNOWN_DEFECTS = new Set([...CHARGED_TWICE]);
 
 let stack: Stack;
 const reference = new Map<Kind, Outcome>();
@@ -150,7 +147,11 @@ async function play(kind: Kind, plan: CrashPlan, hooks: WorkHooks = {}): Promise
     await stack.work(plan, workHooks);
     const row = await stack.models.Run.query().findById(runId);
     if (!row || FINAL_STATUSES.includes(row.status)) break;
-    if (!PARKED_STATUSES.includes(row.status)) break;
+    // Left queued without a job (its web died): what the workers' unqueued sweep finds.
+    if (!PARKED_STATUSES.includes(row.status)) {
+      if ((await stack.sweepUnqueued()) > 0) continue;
+      break;
+    }
     // The person or client answers; should the web die doing so, they ask another web. A web that died after
     // recording the answer, before waking the job, leaves it to the wake sweep.
     const answering = answered ? stack.web(new CrashPlan([])) : web;
