@@ -20,6 +20,8 @@ import { Metrics } from '../../src/metrics/registry.js';
 import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { workerServices } from '../../workers/runs/assembly.js';
 import { RunExecutor, type ExecutionResult } from '../../workers/runs/executor.js';
+import { tokensOf } from '../../workers/runs/run-budget.js';
+import type { ModelProvider } from '../../workers/models/types.js';
 import { WorkerLifecycle } from '../../workers/runs/run-control.js';
 import { startWakeSweep } from '../../workers/runs/wake-sweep.js';
 import { startUnqueuedSweep } from '../../workers/runs/unqueued-sweep.js';
@@ -87,6 +89,21 @@ export class CrashPlan {
 
 const silent = createLogger('silent', 'crash-harness');
 
+/** `provider`, adding the tokens of each call that returns to `spent` (a call cut off returns nothing to count). */
+function countingProvider(provider: ModelProvider, spent: { tokens: number }): ModelProvider {
+  const counted = async <T extends { usage: Parameters<typeof tokensOf>[0] }>(call: Promise<T>): Promise<T> => {
+    const result = await call;
+    spent.tokens += Math.ceil(tokensOf(result.usage));
+    return result;
+  };
+  return {
+    deterministic: provider.deterministic,
+    complete: (request, sink) => counted(provider.complete(request, sink)),
+    plan: (request) => counted(provider.plan(request)),
+    summarize: (request) => counted(provider.summarize(request)),
+  };
+}
+
 /** A queue whose calls fail once its process is dead (`failAdds`: every add fails, as when Redis refuses the job). */
 function processQueue(queue: Queue<RunJob>, process: { dead: boolean }, faults: { failAdds: boolean }): Queue<RunJob> {
   return new Proxy(queue, {
@@ -115,6 +132,8 @@ export interface Stack {
   web(plan: CrashPlan, faults?: { failAdds: boolean }): { service: RunService; engine: WebEngine; dead(): boolean };
   /** Workers take the waiting jobs, one attempt at a time, until none is waiting; killed attempts' jobs stall back. */
   work(plan: CrashPlan, hooks?: WorkHooks): Promise<void>;
+  /** The tokens of every model call the workers' attempts made (each call's reported usage, counted as the budget charges it); a case sets it to 0. */
+  spent: { tokens: number };
   /** The wake sweep's one pass (parked runs whose answers are all in are woken). */
   sweep(): Promise<number>;
   /** The unqueued sweep's one pass, the test being the clock (runs left queued without a job end `enqueue_failed`); how many it ended. */
@@ -148,6 +167,7 @@ export async function createStack(): Promise<Stack> {
   const wakeSweep = startWakeSweep(knex, sweepEngine, queue, silent);
   const unqueuedSweep = startUnqueuedSweep(knex, new WebEngine(new RunStore(knex, models), new RunLease(redis, keys, leaseOptions(config.runs)), queue), silent, { afterMs: 0 });
   let attemptNumber = 0;
+  const spent = { tokens: 0 };
 
   /** A worker process for one attempt, on connections of its own. */
   async function workerProcess(plan: CrashPlan, hooks: WorkHooks, draining: boolean) {
@@ -167,7 +187,8 @@ export async function createStack(): Promise<Stack> {
     const memories = services.deps.memories;
     const remember = memories.remember.bind(memories);
     const heldMemories = hooks.onRemember ? Object.assign(Object.create(memories) as typeof memories, { remember: async (...args: Parameters<typeof remember>) => (await hooks.onRemember!(), remember(...args)) }) : memories;
-    const executor = new RunExecutor({ ...services.deps, engine, memories: heldMemories });
+    const modelFor = (model: string) => countingProvider(services.deps.modelFor(model), spent);
+    const executor = new RunExecutor({ ...services.deps, engine, memories: heldMemories, modelFor });
     const lifecycle = new WorkerLifecycle();
     if (draining) lifecycle.drain();
     return {
@@ -228,6 +249,7 @@ export async function createStack(): Promise<Stack> {
     keys,
     userId,
     queue,
+    spent,
     web(plan, faults = { failAdds: false }) {
       const process = plan.forProcess(() => {});
       const lease = new RunLease(redis, keys, leaseOptions(config.runs));
