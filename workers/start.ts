@@ -7,6 +7,7 @@ import { bindModels } from '../src/db/models.js';
 import { workerServices } from './runs/assembly.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startWakeSweep } from './runs/wake-sweep.js';
+import { startUnqueuedSweep } from './runs/unqueued-sweep.js';
 import { createRedis, waitForReady } from '../src/redis/connection.js';
 import { INGEST_QUEUE, RUN_QUEUE, RunJobSchema, producerQueue, WEBHOOK_QUEUE, type RunJob } from '../src/shared/jobs.js';
 import { isDependencyOutage } from '../src/shared/outage.js';
@@ -117,6 +118,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   const retention = await startRetentionWorker(config, { knex, redis, logger, engine });
   const evals = await startEvalWorker(config, { knex, models, redis, logger, metrics, outbox: services.outbox, modelFor: services.deps.modelFor, cpu, engine });
   const wakeSweep = startWakeSweep(knex, services.deps.engine, runQueue, logger);
+  const unqueuedSweep = startUnqueuedSweep(knex, engine, logger);
   const metricsServer = config.metrics.enabled && config.metrics.workerPort !== undefined ? await serveWorkerMetrics(config, { knex, redis, logger, metrics }, config.metrics.workerPort) : undefined;
   logger.info({ concurrency: config.workerConcurrency }, 'worker ready');
   return {
@@ -130,6 +132,7 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
         clearTimeout(hardStop);
         cancellations.close();
         wakeSweep.close();
+        unqueuedSweep.close();
         await metricsServer?.close();
         await runQueue.close();
         await services.close();

@@ -50,7 +50,7 @@ export class AttemptHold extends ProtocolPart {
    */
   async forget(run: RunRef): Promise<void> {
     const k = this.keysOf(run);
-    await this.redis.del(k.sequence, k.approvals);
+    await this.redis.del(k.sequence, k.approvals, k.cancel);
   }
 }
 

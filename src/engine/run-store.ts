@@ -263,11 +263,12 @@ export class RunStore {
   }
 
   /** A run that was stored but could not be queued. */
-  async failUnqueued(runId: string): Promise<void> {
-    await this.knex('runs')
+  async failUnqueued(runId: string): Promise<boolean> {
+    const written = await this.knex('runs')
       .update({ status: TRANSITIONS.enqueue_failed.to, error: { code: 'enqueue_failed', message: 'The run could not be queued' }, finished_at: new Date() })
       .where({ id: runId })
       .whereIn('status', GUARDS.failUnqueued);
+    return written > 0;
   }
 
   /**

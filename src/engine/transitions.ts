@@ -63,8 +63,13 @@ const FAIL_COLUMNS = ['status', 'error', 'usage', 'answer', 'cost', 'finished_at
 const TAKE = [step('takeAttempt', 'taken'), step('breakpoint', 'no_cancel', 'cancel_pending')] as const;
 /** The calls the run waits on, registered (fenced: `superseded` for an older attempt). */
 const REQUEST_ANSWERS = { command: 'requestApprovals', keys: ['run sequence', 'run approvals'] } as const;
-/** A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run. */
+/**
+ * A failing or cancelled run releases its conversation (a pending cancel does not win) and hands it to the next queued run.
+ * Its cancel flag stays: an attempt killed before the final row leaves the stop to the next attempt.
+ */
 const RELEASE = step('finishRun', 'finished', 'inject_waiting');
+/** Once `done` is published, an ended run's numbering, approvals and cancel flag are forgotten (only its stream is kept). */
+const FORGET = { command: 'DEL', keys: ['run sequence', 'run approvals', 'run cancel flag'] } as const;
 
 export const TRANSITIONS = {
   created: {
@@ -77,7 +82,8 @@ export const TRANSITIONS = {
     from: ['queued'],
     to: 'failed',
     postgres: { method: 'failUnqueued', guard: 'status', columns: ['status', 'error', 'finished_at'] },
-    // The web undoes its claim: out of the queue (LREM), or its hold released (finishRun, no owner).
+    // The web undoes its claim: out of the queue (LREM), or its hold released (finishRun, no owner). A run a web left
+    // queued without a job (it died first) is ended so by the workers' sweep (WebEngine.abandonUnqueued: the row first).
     redis: [{ command: 'LREM', keys: ['conversation queue'] }, RELEASE, { command: 'DEL', keys: ['run events'] }],
   },
   started: {
@@ -125,32 +131,32 @@ export const TRANSITIONS = {
     to: 'succeeded',
     postgres: { method: 'succeed', guard: 'status and attempt', columns: ['status', 'answer', 'output', 'finish_reason', 'usage', 'cost', 'finished_at'] },
     // finishRun (a pending cancel wins: `cancel_pending` makes it `cancelled`), then `done` published and the run's keys forgotten.
-    redis: [step('finishRun', 'finished'), { command: 'DEL', keys: ['run sequence', 'run approvals'] }],
+    redis: [step('finishRun', 'finished'), FORGET],
   },
   failed: {
     from: ['running'],
     to: 'failed',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [RELEASE, { command: 'DEL', keys: ['run sequence', 'run approvals'] }],
+    redis: [RELEASE, FORGET],
   },
   cancelled: {
     from: ['running'],
     to: 'cancelled',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [step('requestCancel', 'active', 'dequeued'), step('breakpoint', 'cancel_pending'), step('finishRun', 'cancel_pending'), RELEASE],
+    redis: [step('requestCancel', 'active', 'dequeued'), step('breakpoint', 'cancel_pending'), step('finishRun', 'cancel_pending'), RELEASE, FORGET],
   },
   rolled_back: {
     from: ['running'],
     to: 'cancelled',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
     // A newer run's claim with multitask_strategy rollback sets this run's cancel flag to `rollback`.
-    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE],
+    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE, FORGET],
   },
   interrupted: {
     from: ['running'],
     to: 'interrupted',
     postgres: { method: 'fail', guard: 'status and attempt', columns: FAIL_COLUMNS },
-    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE],
+    redis: [step('claimConversation', 'queued'), step('breakpoint', 'cancel_pending'), RELEASE, FORGET],
   },
 } as const satisfies Record<string, Transition>;
 

@@ -10,6 +10,7 @@ import { leaseOptions, type ApprovalDecision, type Claim, type RunRef } from './
 import { runProtocol, type WebProtocol } from './run-protocol.js';
 import { RunStore, type NewRun } from './run-store.js';
 import { StreamReader } from './stream-reader.js';
+import { NO_WRITE_POINTS, reaching, WRITES, type WritePoints } from './write-points.js';
 
 export type * from './types.js';
 
@@ -81,6 +82,8 @@ export class WebEngine {
     private readonly store: RunStore,
     { admission, signals, events }: WebProtocol,
     private readonly queue: Queue<RunJob>,
+    /** Told before and after each write of the transition table (the crash harness); nobody in production. */
+    private readonly points: WritePoints = NO_WRITE_POINTS,
   ) {
     this.admission = admission;
     this.signals = signals;
@@ -100,7 +103,7 @@ export class WebEngine {
    */
   async start(plan: StartPlan): Promise<StartResult> {
     const { ref, newRun } = plan;
-    const claim = await this.admission.claim(ref, plan.announced, plan.userLimit, plan.strategy, plan.parkedLimit);
+    const claim = await reaching(this.points, WRITES.claimConversation, () => this.admission.claim(ref, plan.announced, plan.userLimit, plan.strategy, plan.parkedLimit));
     if (claim.outcome !== 'claimed' && claim.outcome !== 'queued') return { outcome: 'refused', claim };
     const queued = claim.outcome === 'queued';
     if (claim.event) plan.onClaimed?.(ref, claim.event);
@@ -111,14 +114,14 @@ export class WebEngine {
       if (job.stored && !queued) {
         run = await this.createWhileQueueing(newRun, enqueue);
       } else {
-        run = await this.store.create(newRun, { asynchronousCommit: job.stored !== undefined });
+        run = await this.create(newRun, job.stored !== undefined);
         await enqueue();
       }
       if (queued) await this.afterQueued(ref, plan.strategy, claim.activeRunId);
       return { outcome: 'started', run, claim };
     } catch (err) {
       await this.undoClaim(ref, queued).catch(() => {});
-      await this.store.failUnqueued(ref.id).catch(() => {});
+      await reaching(this.points, WRITES.failUnqueued, () => this.store.failUnqueued(ref.id)).catch(() => {});
       throw err;
     }
   }
@@ -133,7 +136,7 @@ export class WebEngine {
    * nothing). A parked run, or one queued behind another, has no worker to hear it: its job is woken.
    */
   async cancel(run: Run): Promise<boolean> {
-    const accepted = !run.isFinal && (await this.signals.cancel(runRef(run)));
+    const accepted = !run.isFinal && (await reaching(this.points, WRITES.requestCancel, () => this.signals.cancel(runRef(run))));
     if (!accepted) return false;
     if (isParked(run.status) || accepted === 'dequeued') await this.wake(run.id);
     return true;
@@ -168,6 +171,21 @@ export class WebEngine {
     return true;
   }
 
+  /**
+   * `enqueue_failed` for a run a web left queued without a job (it died between the row and the
+   * job, or while undoing a job the queue refused): the row failed first (only while still
+   * queued), then the claim undone as that web would have. The client was answered with an error
+   * and the claim may be half undone (stream discarded, conversation released), so the run is not
+   * run. False when the run has a job (a run waiting behind another has a delayed one) or is no
+   * longer queued.
+   */
+  async abandonUnqueued(ref: RunRef): Promise<boolean> {
+    if (await this.queue.getJob(ref.id)) return false;
+    if (!(await reaching(this.points, WRITES.failUnqueued, () => this.store.failUnqueued(ref.id)))) return false;
+    await this.undoClaim(ref, true);
+    return true;
+  }
+
   /** Whether a parked run should wake: every call answered, or a cancel accepted (read only). */
   shouldWake(ref: RunRef): Promise<boolean> {
     return this.signals.shouldWake(ref);
@@ -188,7 +206,7 @@ export class WebEngine {
 
   /** A person's decision on a gated call; the last one resumes the run (`resumed`). */
   async decide(run: Run, callId: string, decision: ApprovalDecision): Promise<'not_pending' | 'recorded' | 'resuming'> {
-    const outcome = run.isFinal ? 'not_pending' : await this.signals.decide(runRef(run), callId, decision);
+    const outcome = run.isFinal ? 'not_pending' : await reaching(this.points, WRITES.decideApproval, () => this.signals.decide(runRef(run), callId, decision));
     if (outcome !== 'all_decided') return outcome;
     // If the worker is still parking it (the job not yet delayed), it sees the decisions itself and wakes it.
     await this.wake(run.id);
@@ -197,7 +215,7 @@ export class WebEngine {
 
   /** The client's outputs of its tool calls, all or none; the last one resumes the run (`resumed`). */
   async submitToolOutputs(run: Run, outputs: { call_id: string; output: string }[]): Promise<{ outcome: 'recorded' | 'resuming' | 'cancelled' } | { outcome: 'not_pending'; callId: string }> {
-    const recorded = await this.signals.recordToolOutputs(runRef(run), outputs);
+    const recorded = await reaching(this.points, WRITES.recordToolOutputs, () => this.signals.recordToolOutputs(runRef(run), outputs));
     if (recorded.outcome === 'not_pending') return recorded;
     if (recorded.outcome !== 'all_answered') return { outcome: recorded.outcome };
     await this.wake(run.id);
@@ -221,13 +239,17 @@ export class WebEngine {
    * the caller's undoing (the stream discarded) tells such a worker the run was given up.
    */
   private async createWhileQueueing(newRun: NewRun, enqueue: () => Promise<unknown>): Promise<Run> {
-    const [created, queued] = await Promise.allSettled([this.store.create(newRun, { asynchronousCommit: true }), enqueue()]);
+    const [created, queued] = await Promise.allSettled([this.create(newRun, true), enqueue()]);
     if (created.status === 'rejected') {
       if (queued.status === 'fulfilled') await this.queue.remove(newRun.runId).catch(() => 0);
       throw created.reason;
     }
     if (queued.status === 'rejected') throw queued.reason;
     return created.value;
+  }
+
+  private create(newRun: NewRun, asynchronousCommit: boolean): Promise<Run> {
+    return reaching(this.points, WRITES.create, () => this.store.create(newRun, { asynchronousCommit }));
   }
 
   /**
@@ -241,10 +263,10 @@ export class WebEngine {
 
   /** Undoes a claim whose run could not be stored or queued (a run that took the conversation over from it is woken). */
   private async undoClaim(ref: RunRef, queued: boolean): Promise<void> {
-    if (!queued || !(await this.admission.withdraw(ref))) {
-      const released = await this.admission.release(ref);
+    if (!queued || !(await reaching(this.points, WRITES.withdraw, () => this.admission.withdraw(ref)))) {
+      const released = await reaching(this.points, WRITES.unclaim, () => this.admission.release(ref));
       if (released.outcome === 'released' && released.successor) await this.wake(released.successor);
     }
-    await this.events.discardStream(ref);
+    await reaching(this.points, WRITES.discardStream, () => this.events.discardStream(ref));
   }
 }

@@ -8,6 +8,7 @@ import type { RunProtocol } from './run-protocol.js';
 import type { RunSignals } from './run-signals.js';
 import type { AttemptClaim, Compaction, FailedEnd, HistoryBound, LoadedRun, NewRun, RunStore, SucceededEnd } from './run-store.js';
 import { runRef } from './web-engine.js';
+import { NO_WRITE_POINTS, reaching, WRITES, type WritePoints } from './write-points.js';
 
 // The types the worker's loops share with the engine: they read them here, not from its Redis or Postgres halves.
 export type { ApprovalDecision, BreakpointState, OutgoingEvent, RunRef } from './protocol-types.js';
@@ -55,6 +56,8 @@ export class WorkerEngine {
     private readonly store: RunStore,
     { admission, signals, hold, events }: RunProtocol,
     private readonly logger: Logger,
+    /** Told before and after each write of the transition table (the crash harness); nobody in production. */
+    private readonly points: WritePoints = NO_WRITE_POINTS,
   ) {
     this.admission = admission;
     this.signals = signals;
@@ -76,22 +79,37 @@ export class WorkerEngine {
     if (conversationId && userId) {
       const ref = { id: runId, conversationId, userId };
       const newRun: NewRun | undefined = stored && { ...stored, runId, conversationId, userId, attachments: [] };
-      const loading = this.store.load(runId, bound, claim).then((loaded) => (loaded || !newRun ? loaded : this.awaitRow(newRun, bound, claim)));
+      const loading = this.claim(runId, bound, claim).then((loaded) => (loaded || !newRun ? loaded : this.awaitRow(newRun, bound, claim)));
       if (newRun && stored?.opensConversation && !stored.agentId && attempt === 1) {
         const claimed = loading.then((loaded) => loaded?.claimed === true);
         claimed.catch(() => {});
-        return [await this.hold.take(ref, attempt), { ...this.store.assumeClaimed(newRun, claim), claimed }];
+        return [await this.takeHold(ref, attempt), { ...this.store.assumeClaimed(newRun, claim), claimed }];
       }
-      return Promise.all([this.hold.take(ref, attempt), loading]);
+      return Promise.all([this.takeHold(ref, attempt), loading]);
     }
-    const loaded = await this.store.load(runId, bound, claim);
+    const loaded = await this.claim(runId, bound, claim);
     if (!loaded || loaded.run.isFinal) return [{ cancelPending: false, waiting: [] }, loaded];
-    return [await this.hold.take(runRef(loaded.run), attempt), loaded];
+    return [await this.takeHold(runRef(loaded.run), attempt), loaded];
+  }
+
+  /** The run read and claimed for this attempt (one statement). */
+  private claim(runId: string, bound: HistoryBound, claim: AttemptClaim): ReturnType<RunStore['load']> {
+    return reaching(this.points, WRITES.claim, () => this.store.load(runId, bound, claim));
+  }
+
+  /** The attempt's hold in Redis: takeAttempt and the first breakpoint, one round trip. */
+  private async takeHold(ref: RunRef, attempt: number): Promise<BreakpointState> {
+    this.points.reach(WRITES.takeAttempt, 'before');
+    this.points.reach(WRITES.takeBreakpoint, 'before');
+    const state = await this.hold.take(ref, attempt);
+    this.points.reach(WRITES.takeAttempt, 'after');
+    this.points.reach(WRITES.takeBreakpoint, 'after');
+    return state;
   }
 
   /** A queued run (DESIGN §19) starts once its conversation is handed to it and every run before it has recorded its end. */
   async admit(ref: RunRef): Promise<Admission> {
-    const admission = await this.admission.admit(ref);
+    const admission = await reaching(this.points, WRITES.admitQueued, () => this.admission.admit(ref));
     if (admission === 'wait') return 'wait';
     if (admission === 'end') return 'end';
     return (await this.store.admitQueued(ref.id, ref.conversationId)) ? 'start' : 'predecessor';
@@ -99,12 +117,12 @@ export class WorkerEngine {
 
   /** A run back from waiting for approval or its client counts toward its user's cap again. */
   rejoin(ref: RunRef): Promise<void> {
-    return this.signals.rejoin(ref);
+    return reaching(this.points, WRITES.rejoin, () => this.signals.rejoin(ref));
   }
 
   /** Keeps the hold alive; reports a pending cancel and the injects waiting. */
   breakpoint(ref: RunRef): Promise<BreakpointState> {
-    return this.hold.breakpoint(ref);
+    return reaching(this.points, WRITES.breakpoint, () => this.hold.breakpoint(ref));
   }
 
   /** The first `count` injects are in the checkpoint: they leave the list. */
@@ -114,22 +132,22 @@ export class WorkerEngine {
 
   /** `parked_for_approval` / `parked_for_client_tools`: the row, its checkpoint and what it waits for (the job is delayed next). */
   park(run: Run, progress: Parameters<RunStore['park']>[1]): Promise<{ deliveries: string[] }> {
-    return this.store.park(run, progress);
+    return reaching(this.points, WRITES.park, () => this.store.park(run, progress));
   }
 
   /** After the job is delayed: the run keeps its conversation while it waits; true when it must wake at once. */
   parked(ref: RunRef, ttlSeconds: number): Promise<boolean> {
-    return this.signals.park(ref, ttlSeconds);
+    return reaching(this.points, WRITES.parkRun, () => this.signals.park(ref, ttlSeconds));
   }
 
   /** The run's one end decision in Redis: finished (conversation released), an inject waiting, or a cancel pending (which wins). */
   finish(ref: RunRef, owner: string): Promise<FinishOutcome> {
-    return this.admission.finish(ref, owner);
+    return reaching(this.points, WRITES.finish, () => this.admission.finish(ref, owner));
   }
 
   /** Failing or cancelling: frees the conversation unless an inject is still waiting to be announced. */
   release(ref: RunRef, owner: string): Promise<ReleaseOutcome> {
-    return this.admission.release(ref, owner);
+    return reaching(this.points, WRITES.release, () => this.admission.release(ref, owner));
   }
 
   /**
@@ -139,25 +157,26 @@ export class WorkerEngine {
    * publishes its end again (endAgain). The webhook deliveries to dispatch.
    */
   async endSucceeded(run: Run, end: SucceededEnd, announce: (messageId: string) => Promise<void>): Promise<string[]> {
-    const { messageId, deliveries } = await this.store.succeed(run, end);
+    const { messageId, deliveries } = await reaching(this.points, WRITES.succeed, () => this.store.succeed(run, end));
     await announce(messageId);
-    await this.hold.forget(runRef(run));
+    await this.forget(runRef(run));
     return deliveries;
   }
 
   /**
-   * `failed` / `cancelled` / `interrupted` / `rolled_back`: why a cancelled run stops is read before
-   * the release clears it, the conversation released, then the final row and the webhook outbox,
-   * the end events, and the run forgotten. Its status and the webhook deliveries to dispatch.
+   * `failed` / `cancelled` / `interrupted` / `rolled_back`: why a cancelled run stops is read, the
+   * conversation released, then the final row and the webhook outbox, the end events, and the run
+   * forgotten (its cancel flag with it: until then an attempt killed after the release leaves the
+   * stop to the next one). Its status and the webhook deliveries to dispatch.
    */
   async endFailed(run: Run, attempt: FailingAttempt): Promise<{ status: FailedEnd['status']; deliveries: string[] }> {
     const ref = runRef(run);
     const stop = attempt.cancelled ? await this.signals.stopKind(ref) : undefined;
     await attempt.release();
     const status = stop === 'interrupt' ? 'interrupted' : stop ? 'cancelled' : 'failed';
-    const { deliveries } = await this.store.fail(run, { ...attempt.end(stop), status, rollback: stop === 'rollback' });
+    const { deliveries } = await reaching(this.points, WRITES.fail, () => this.store.fail(run, { ...attempt.end(stop), status, rollback: stop === 'rollback' }));
     await attempt.announce(status);
-    await this.hold.forget(ref);
+    await this.forget(ref);
     return { status, deliveries };
   }
 
@@ -171,7 +190,12 @@ export class WorkerEngine {
     const ref = runRef(run);
     const last = await this.events.lastEvent(ref);
     if (last && last.type !== 'done') await announce(await this.store.answerOf(run));
-    await this.hold.forget(ref);
+    await this.forget(ref);
+  }
+
+  /** Once `done` is in the stream: the run's numbering and approvals dropped. */
+  private forget(ref: RunRef): Promise<void> {
+    return reaching(this.points, WRITES.forget, () => this.hold.forget(ref));
   }
 
   /** Appends the attempt's events to the run's stream (fenced by `owner`, idempotent per scope and seq). */
@@ -181,7 +205,7 @@ export class WorkerEngine {
 
   /** Registers the calls that wait for a person's decision or the client's output, and reads their answers (RunSignals.requestApprovals). */
   requestApprovals(...args: Parameters<RunSignals['requestApprovals']>): ReturnType<RunSignals['requestApprovals']> {
-    return this.signals.requestApprovals(...args);
+    return reaching(this.points, WRITES.requestApprovals, () => this.signals.requestApprovals(...args));
   }
 
   /** The loop's state, fenced by the attempt that owns the run. */
@@ -211,7 +235,7 @@ export class WorkerEngine {
 
   /** `handed_back`: the attempt gives the run back to the queue (shutdown, outage). */
   handBack(runId: string, attempt: number): Promise<void> {
-    return this.store.handBack(runId, attempt);
+    return reaching(this.points, WRITES.handBack, () => this.store.handBack(runId, attempt));
   }
 
   /**

@@ -54,7 +54,7 @@ describe('running → final', () => {
     expect(await engine.knex('messages').where({ run_id: ref.id, role: 'assistant' }).count()).toEqual([{ count: '0' }]);
   });
 
-  it('cancelled: the accepted cancel is seen at the breakpoint and wins the end decision; the release clears the flag and the row is cancelled', async () => {
+  it('cancelled: the accepted cancel is seen at the breakpoint and wins the end decision; the row is cancelled, and forgetting the run clears the flag', async () => {
     const { ref } = await startRun(engine);
     const { run } = await takeRun(engine, ref, 1);
     expect(await engine.web.signals.cancel(ref)).toBe('active');
@@ -64,7 +64,21 @@ describe('running → final', () => {
     expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
     await engine.store.fail(run, { status: 'cancelled', ...failure, error: null });
     expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'cancelled', error: null });
-    expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false, cancel: null });
+    expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false, cancel: '1' });
+    await engine.worker.hold.forget(ref);
+    expect(await markersOf(engine, ref)).toMatchObject({ active: null, counted: false, cancel: null, owner: null });
+  });
+
+  it('an accepted cancel outlives the release: an attempt killed before the final row leaves it to the next attempt', async () => {
+    const { ref } = await startRun(engine);
+    await takeRun(engine, ref, 1);
+    expect(await engine.web.signals.cancel(ref)).toBe('active');
+    expect(await engine.worker.admission.release(ref, '1')).toEqual({ outcome: 'released', successor: null });
+    // Attempt 1 dies here: the row still says running. Attempt 2 takes the run over and must still stop it.
+    const { taken } = await takeRun(engine, ref, 2);
+    expect(taken.cancelPending).toBe(true);
+    expect(await engine.worker.signals.stopKind(ref)).toBe('cancel');
+    expect(await engine.worker.admission.release(ref, '2')).toEqual({ outcome: 'released', successor: null });
   });
 
   it('a cancel accepted before the first take is seen by the take itself', async () => {

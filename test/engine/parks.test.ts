@@ -235,7 +235,10 @@ describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
         expect(await engine.worker.admission.release(ref, '2')).toEqual({ outcome: 'released', successor: null });
         await engine.store.fail(resumed.run, { status: 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local' });
         expect(await rowOf(engine, ref.id)).toMatchObject({ status: 'cancelled' });
-        // Released: the approvals went with the flag, so no output is taken by a run that is over.
+        // Released: the approvals are gone, and the flag until the run is forgotten, so no output is taken by a run that is over.
+        expect(await markersOf(engine, ref)).toMatchObject({ active: null, approvals: {}, cancel: '1' });
+        expect(await engine.web.signals.recordToolOutputs(ref, [{ call_id: callId, output: 'later' }])).toEqual({ outcome: 'cancelled' });
+        await engine.worker.hold.forget(ref);
         expect(await markersOf(engine, ref)).toMatchObject({ active: null, approvals: {}, cancel: null });
         expect(await engine.web.signals.recordToolOutputs(ref, [{ call_id: callId, output: 'later' }])).toEqual({ outcome: 'not_pending', callId });
       }

@@ -28,6 +28,7 @@ describe.each(REDIS_MODES)('on a %s Redis', (mode) => {
   async function endCancelled(ref: RunRef, run: Run) {
     expect(await engine.worker.admission.release(ref, '1')).toMatchObject({ outcome: 'released' });
     await engine.store.fail(run, { status: 'cancelled', error: null, usage: usage(), durationMs: 1, model: 'local' });
+    await engine.worker.hold.forget(ref);
   }
 
   describe('cancel vs finish', () => {

@@ -4,6 +4,8 @@ import { EVAL_QUEUE, type EvalJob } from '../../src/shared/jobs.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunRef } from '../../src/engine/protocol-types.js';
 import { startWakeSweep, type WakeSweep } from '../../workers/runs/wake-sweep.js';
+import { startUnqueuedSweep, type UnqueuedSweep } from '../../workers/runs/unqueued-sweep.js';
+import { WebEngine } from '../../src/engine/web-engine.js';
 import { evalSweep } from '../../workers/evals/sweep.js';
 import { createEngine, startRun, type Engine } from './harness.js';
 
@@ -49,6 +51,36 @@ describe('the sweep for parked runs', () => {
     expect(await engine.web.signals.cancel(first)).toBe('active');
     expect(await sweep.sweep()).toBe(BATCH);
     expect(await engine.queue.getJobState(first.id)).toBe('waiting');
+  });
+});
+
+describe('the sweep for runs left queued without a job', () => {
+  let sweep: UnqueuedSweep;
+  afterAll(() => sweep?.close());
+
+  it('ends them as enqueue_failed (claim undone, stream discarded), beyond its first batch; a run waiting behind another (a delayed job) or queued just now is left alone', async () => {
+    const left = await Promise.all(Array.from({ length: COUNT }, async () => (await startRun(engine)).ref));
+    await engine.knex('runs').whereIn('id', left.map((ref) => ref.id)).update({ created_at: new Date(Date.now() - HOUR) });
+    // A run queued behind the first one: its job is delayed until the first hands the conversation over.
+    const behind = (await startRun(engine, { conversationId: left[0]!.conversationId, strategy: 'enqueue' })).ref;
+    await engine.queue.add('run', { runId: behind.id, conversationId: behind.conversationId, userId: behind.userId, queued: true }, { jobId: behind.id, delay: HOUR });
+    await engine.knex('runs').where({ id: behind.id }).update({ created_at: new Date(Date.now() - HOUR) });
+    const recent = (await startRun(engine)).ref;
+    sweep = startUnqueuedSweep(engine.knex, new WebEngine(engine.store, engine.web, engine.queue), createLogger('silent', 'test'), { batch: BATCH, afterMs: 60_000 });
+
+    let ended = 0;
+    for (let pass = 0; pass < 3; pass++) ended += await sweep.sweep();
+    expect(ended).toBe(COUNT);
+    const statuses = await engine.knex('runs').whereIn('id', [...left, behind, recent].map((ref) => ref.id)).select('id', 'status', 'error');
+    const statusOf = (id: string) => statuses.find((row) => row.id === id)!;
+    for (const ref of left) expect(statusOf(ref.id)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
+    expect(statusOf(behind.id).status).toBe('queued');
+    expect(statusOf(recent.id).status).toBe('queued');
+    // The first run's hold went to the run behind it; the others' conversations are free and their streams gone.
+    expect(await engine.redis.get(engine.keys.conversationActive(engine.userId, left[0]!.conversationId))).toBe(behind.id);
+    expect(await engine.redis.get(engine.keys.conversationActive(engine.userId, left[1]!.conversationId))).toBeNull();
+    expect(await engine.redis.exists(engine.keys.runEvents(left[1]!))).toBe(0);
+    expect(await engine.queue.getJobState(behind.id)).toBe('waiting');
   });
 });
 

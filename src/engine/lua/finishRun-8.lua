@@ -20,9 +20,11 @@
 
   Returns (outcomes named in src/engine/script-outcomes.ts) {2 `cancel_pending`, cancel kind} when a
   cancel is pending (and ARGV[2] = '1'), {0 `inject_waiting`, ''} when an inject is waiting,
-  {1 `finished`, next run id or ''} when finished (marker, cap entry and cancel flag released, and the
-  approvals hash with the flag: a client's tool output after a cancel is refused, never taken by a run
-  that is over);
+  {1 `finished`, next run id or ''} when finished (marker, cap entry and approvals hash released: a
+  client's tool output is never taken by a run that is over). The cancel flag stays: an accepted stop
+  must outlive an attempt killed between this release and the run's final row (the next attempt sees
+  it at its take), so the worker drops it with the run's other keys once the row is written (forget);
+  it expires with the marker's TTL should nobody.
   error SUPERSEDED (`superseded`) when another attempt owns the run.
 ]]
 if ARGV[3] ~= '' and redis.call('HGET', KEYS[5], 'owner') ~= ARGV[3] then
@@ -47,5 +49,5 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then
 end
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[8], ARGV[1])
-redis.call('DEL', KEYS[3], KEYS[7])
+redis.call('DEL', KEYS[7])
 return {1, nextRun}
