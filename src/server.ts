@@ -3,12 +3,15 @@ import { loadConfigOrExit } from './config.js';
 import { createLogger, prettyDestination } from './logger.js';
 import { Metrics } from './metrics/registry.js';
 import { createKnex, WEB_POOL } from './db/knex.js';
-import { createRedis } from './redis/connection.js';
+import { createRedis, waitForReady } from './redis/connection.js';
 import { buildServices } from './services.js';
 import { createApp } from './app.js';
 import { serve } from './http/serve.js';
 import { onShutdown } from './shutdown.js';
 import { CpuPool } from './cpu/pool.js';
+
+/** How long a booting web waits for Redis and Postgres before it listens anyway. */
+const BOOT_WAIT_MS = 5000;
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'web', config.logFormat === 'pretty' ? prettyDestination() : undefined);
@@ -29,6 +32,14 @@ services.knowledgeParts.vectors.path().then(
   (err: unknown) => logger.warn({ err }, 'could not tell whether pgvector is installed; will ask again on the first search'),
 );
 services.cache.listen(subscriber).catch((err) => logger.error({ err }, 'could not subscribe to credential invalidations'));
+
+// The web listens once its connections are up: a request that arrives while Redis still connects fails fast (the
+// web's connection queues nothing) and a cold Postgres pool connects under the request's budget, so a web booting on a
+// busy machine answered its first clients 503 or 429. Bounded: a store that stays down does not keep the web from
+// serving /healthz and /readyz (which say so).
+await Promise.allSettled([waitForReady(redis, BOOT_WAIT_MS), waitForReady(reader, BOOT_WAIT_MS), knex.raw('select 1')]).then((outcomes) => {
+  if (outcomes.some((outcome) => outcome.status === 'rejected')) logger.warn('Redis or Postgres is not ready yet; serving anyway (/readyz says which)');
+});
 
 const server = serve(createApp(services), config.port).once('listening', () => {
   const address = server.address();

@@ -23,7 +23,6 @@ import { startRetentionWorker } from './retention.js';
 import { startEvalWorker } from './evals/worker.js';
 import { CpuPool } from '../src/cpu/pool.js';
 import { buildWebEngine } from '../src/engine/web-engine.js';
-import { tokenizer } from '../src/shared/context-window.js';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -46,9 +45,6 @@ const jobLogFields = (data: RunJob | undefined) =>
 /** Connects, checks Redis, and starts the BullMQ run worker. */
 export async function startWorkers(config: Config, logger: Logger, metrics: Metrics): Promise<RunningWorkers> {
   const redis = createRedis(config.redis, 'worker-commands', 'worker');
-  // Every run counts its history's tokens: the tokenizer (a few hundred ms of parsing its ranks) loads while the
-  // worker connects, not on the event loop of its first run (which held the worker's other runs that long).
-  const counting = tokenizer();
   await waitForReady(redis, 30_000);
   await assertNoEviction(redis);
   const knex = createKnex(config.databaseUrl, { ...WORKER_POOL, poolMax: config.databasePoolMax.worker });
@@ -65,7 +61,6 @@ export async function startWorkers(config: Config, logger: Logger, metrics: Metr
   );
   const cancellations = await CancellationListener.start(createRedis(config.redis, 'subscriber', 'worker-cancels'), keys.cancelChannel);
   const lifecycle = new WorkerLifecycle();
-  await counting;
 
   const processRun = async (job: Job<RunJob>, token?: string) => {
     const data = v.parse(RunJobSchema, job.data);

@@ -150,14 +150,14 @@ export class Stack {
   }
 
   /** A JSON request to the first web as `token`: the status and the parsed body. */
-  async api(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  async api(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await fetch(`${this.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   }
 
   async stop(): Promise<void> {
