@@ -20,7 +20,7 @@ import { Metrics } from '../../src/metrics/registry.js';
 import { BudgetLedger } from '../../src/budgets/ledger.js';
 import { createDatabase } from '../support/database.js';
 import { uniqueId } from '../support/app.js';
-import type { RedisMode } from '../support/redis-modes.js';
+import { clusterNodes, type RedisMode } from '../support/redis-modes.js';
 
 /**
  * The run engine's two halves built in-process (DESIGN §22): the Postgres record (RunStore) on a
@@ -49,10 +49,6 @@ export interface Engine {
 
 export const USER_LIMIT = 1000;
 
-const clusterNodes = () =>
-  inject('redisClusterNodes')
-    .split(',')
-    .map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) }));
 export const usage = emptyUsage;
 
 /** On the run's single Redis, or on its three-node cluster (every script's keys must share a slot there). */
@@ -60,7 +56,7 @@ export async function createEngine(options: Partial<LeaseOptions> = {}, mode: Re
   const database = await createDatabase();
   const knex = createKnex(database.url, { poolMax: 8 });
   const models = bindModels(knex);
-  const config = { url: inject('redisUrl'), tlsRejectUnauthorized: false, keyPrefix: `${inject('redisPrefix')}engine:${uniqueId()}:`, clusterNodes: mode === 'cluster' ? clusterNodes() : [] };
+  const config = { url: inject('redisUrl'), tlsRejectUnauthorized: false, keyPrefix: `${inject('redisPrefix')}engine:${uniqueId()}:`, clusterNodes: mode === 'cluster' ? clusterNodes(inject('redisClusterNodes')) : [] };
   const keys = redisKeys(config);
   const webRedis = createRedis(config, 'web-commands', 'test-engine-web');
   const workerRedis = createRedis(config, 'worker-commands', 'test-engine-worker');

@@ -4,6 +4,7 @@ import { Cluster, Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../../src/shared/redis-keys.js';
 import { copyOfDatabase, migratedDatabase } from './database.js';
 import { ThrowawayRedisCluster } from './redis-cluster.js';
+import { clusterNodes } from './redis-modes.js';
 
 /**
  * One database and one Redis key prefix per test run, created here and removed afterwards (DESIGN §7).
@@ -45,7 +46,7 @@ export default async function setup(project: TestProject) {
     await deleteKeysWithPrefix(redis, redisPrefix);
     redis.disconnect();
     if (cluster) return cluster.destroy();
-    const external = new Cluster(CLUSTER_NODES!.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })));
+    const external = new Cluster(clusterNodes(CLUSTER_NODES!));
     await deleteKeysWithPrefix(external, redisPrefix);
     external.disconnect();
   };

@@ -14,3 +14,8 @@ export type RedisMode = (typeof REDIS_MODES)[number];
 export function redisEnv(mode: RedisMode): Record<string, string> {
   return mode === 'cluster' ? { REDIS_CLUSTER_NODES: inject('redisClusterNodes') } : {};
 }
+
+/** A `host:port,host:port` list (TEST_REDIS_CLUSTER_NODES, the provided redisClusterNodes) as connection nodes. */
+export function clusterNodes(list: string): { host: string; port: number }[] {
+  return list.split(',').map((node) => ({ host: node.split(':')[0]!, port: Number(node.split(':')[1]) }));
+}
